@@ -1,0 +1,519 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mkzonefs device access: probe, zone report, signature check, zone reset,
+ * superblock write and zone finish.
+ *
+ * The device is opened once, with O_EXCL so that nobody can mount or claim
+ * it while we work, and with O_DIRECT so that the superblock reaches the
+ * zone as one aligned write at the write pointer. Every buffer passed to
+ * read or write is therefore aligned.
+ */
+#include <blkid/blkid.h>
+#include <dirent.h>
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <linux/fs.h>
+
+#include "mkzonefs.h"
+
+/* Zones asked for in one BLKREPORTZONE call. */
+#define ZONEFS_REPORT_BATCH	4096U
+
+/*
+ * When zone 0 is conventional, the superblock write also zeroes the rest of
+ * the first MiB, where other file systems keep their superblocks (btrfs at
+ * 64 KiB, for example), so that no stale signature survives the format.
+ */
+#define ZONEFS_WIPE_SIZE	(1024U * 1024U)
+
+static unsigned int zonefs_max_u(unsigned int a, unsigned int b)
+{
+	return a > b ? a : b;
+}
+
+/*
+ * Is the device mounted? mountinfo's third field is the major:minor of the
+ * mounted device. On success, *where points to a malloc()ed mount point.
+ */
+static bool zonefs_dev_is_mounted(dev_t rdev, char **where)
+{
+	unsigned int maj, min;
+	char *line = NULL;
+	size_t size = 0;
+	bool found = false;
+	char mnt[4096];
+	FILE *f;
+
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return false;
+
+	while (getline(&line, &size, f) > 0) {
+		if (sscanf(line, "%*u %*u %u:%u %*s %4095s", &maj, &min,
+			   mnt) != 3)
+			continue;
+		if (makedev(maj, min) == rdev) {
+			*where = strdup(mnt);
+			found = true;
+			break;
+		}
+	}
+
+	free(line);
+	fclose(f);
+	return found;
+}
+
+/*
+ * Does another block device (device mapper, md...) hold this one? Copies
+ * the first holder's name into @holder.
+ */
+static bool zonefs_dev_is_held(dev_t rdev, char *holder, size_t len)
+{
+	struct dirent *de;
+	char path[128];
+	bool held = false;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/holders",
+		 major(rdev), minor(rdev));
+	dir = opendir(path);
+	if (!dir)
+		return false;
+
+	while ((de = readdir(dir))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(holder, len, "%s", de->d_name);
+		held = true;
+		break;
+	}
+
+	closedir(dir);
+	return held;
+}
+
+/*
+ * Read the zoned model from sysfs for display, e.g. "host-managed". Returns
+ * false if sysfs says "none", true otherwise (also when it cannot tell:
+ * BLKGETZONESZ decides then).
+ */
+static bool zonefs_dev_read_model(struct zonefs_dev *dev, dev_t rdev)
+{
+	char path[128];
+	size_t n;
+	FILE *f;
+
+	snprintf(dev->d_model, sizeof(dev->d_model), "unknown");
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/queue/zoned",
+		 major(rdev), minor(rdev));
+	f = fopen(path, "re");
+	if (!f)
+		return true;
+	n = fread(dev->d_model, 1, sizeof(dev->d_model) - 1, f);
+	fclose(f);
+	dev->d_model[n] = '\0';
+	dev->d_model[strcspn(dev->d_model, "\n")] = '\0';
+	return strcmp(dev->d_model, "none") != 0;
+}
+
+/**
+ * zonefs_dev_open() - check that @path is a free zoned block device, open it
+ * @dev:     filled in; d_fd is -1 on failure
+ * @path:    device path
+ * @dry_run: open read-only
+ *
+ * A mounted or held device is refused even with -f: formatting it would
+ * pull the data from under its user.
+ *
+ * Return: 0, or -errno after printing why.
+ */
+int zonefs_dev_open(struct zonefs_dev *dev, const char *path, bool dry_run)
+{
+	int flags = O_EXCL | O_DIRECT | O_CLOEXEC;
+	unsigned int zone_sectors = 0;
+	char holder[256];
+	char *where = NULL;
+	struct stat st;
+	int lbs;
+
+	memset(dev, 0, sizeof(*dev));
+	dev->d_path = path;
+	dev->d_fd = -1;
+
+	if (stat(path, &st) < 0) {
+		zonefs_error("%s: %s", path, strerror(errno));
+		return -errno;
+	}
+	if (!S_ISBLK(st.st_mode)) {
+		zonefs_error("%s: not a block device", path);
+		return -ENOTBLK;
+	}
+	if (zonefs_dev_is_mounted(st.st_rdev, &where)) {
+		zonefs_error("%s: is mounted on %s", path, where);
+		free(where);
+		return -EBUSY;
+	}
+	if (zonefs_dev_is_held(st.st_rdev, holder, sizeof(holder))) {
+		zonefs_error("%s: is in use by %s", path, holder);
+		return -EBUSY;
+	}
+	if (!zonefs_dev_read_model(dev, st.st_rdev)) {
+		zonefs_error("%s: not a zoned block device", path);
+		return -EINVAL;
+	}
+
+	flags |= dry_run ? O_RDONLY : O_RDWR;
+	dev->d_fd = open(path, flags);
+	if (dev->d_fd < 0) {
+		if (errno == EBUSY)
+			zonefs_error("%s: is busy (opened exclusively by another user)",
+				     path);
+		else
+			zonefs_error("%s: cannot open: %s", path,
+				     strerror(errno));
+		return -errno;
+	}
+
+	if (ioctl(dev->d_fd, BLKGETZONESZ, &zone_sectors) < 0 ||
+	    !zone_sectors) {
+		zonefs_error("%s: not a zoned block device", path);
+		return -EINVAL;
+	}
+	dev->d_zone_sectors = zone_sectors;
+
+	if (ioctl(dev->d_fd, BLKSSZGET, &lbs) < 0 ||
+	    ioctl(dev->d_fd, BLKPBSZGET, &dev->d_pbs) < 0 ||
+	    ioctl(dev->d_fd, BLKGETSIZE64, &dev->d_size) < 0) {
+		zonefs_error("%s: cannot get the block sizes: %s", path,
+			     strerror(errno));
+		return -errno;
+	}
+	dev->d_lbs = lbs;
+	if (!dev->d_pbs)
+		dev->d_pbs = dev->d_lbs;
+	return 0;
+}
+
+/**
+ * zonefs_dev_report() - read the whole zone report into @dev->d_zones
+ * @dev: an open device
+ *
+ * Return: 0, or -errno after printing why.
+ */
+int zonefs_dev_report(struct zonefs_dev *dev)
+{
+	struct blk_zone_report *rep;
+	unsigned int nr = 0, i, got = 0;
+	uint64_t sector = 0;
+	bool has_cap = true;
+
+	if (ioctl(dev->d_fd, BLKGETNRZONES, &nr) < 0 || !nr) {
+		zonefs_error("%s: cannot get the number of zones: %s",
+			     dev->d_path, nr ? strerror(errno) : "no zones");
+		return nr ? -errno : -EINVAL;
+	}
+
+	dev->d_zones = calloc(nr, sizeof(*dev->d_zones));
+	rep = calloc(1, sizeof(*rep) +
+		     ZONEFS_REPORT_BATCH * sizeof(struct blk_zone));
+	if (!dev->d_zones || !rep) {
+		free(rep);
+		zonefs_error("out of memory for %u zones", nr);
+		return -ENOMEM;
+	}
+
+	while (got < nr) {
+		rep->sector = sector;
+		rep->nr_zones = ZONEFS_REPORT_BATCH;
+		if (rep->nr_zones > nr - got)
+			rep->nr_zones = nr - got;
+		if (ioctl(dev->d_fd, BLKREPORTZONE, rep) < 0) {
+			zonefs_error("%s: zone report at sector %llu failed: %s",
+				     dev->d_path, (unsigned long long)sector,
+				     strerror(errno));
+			free(rep);
+			return -errno;
+		}
+		if (!rep->nr_zones)
+			break;
+		if (!(rep->flags & BLK_ZONE_REP_CAPACITY))
+			has_cap = false;
+		for (i = 0; i < rep->nr_zones && got < nr; i++) {
+			struct blk_zone *z = &dev->d_zones[got++];
+
+			*z = rep->zones[i];
+			if (!(rep->flags & BLK_ZONE_REP_CAPACITY))
+				z->capacity = z->len;
+		}
+		sector = rep->zones[i - 1].start + rep->zones[i - 1].len;
+	}
+	free(rep);
+
+	dev->d_nr_zones = got;
+	dev->d_has_capacity = has_cap;
+	return 0;
+}
+
+/*
+ * Look for our own magic in the first block of zone 0. libblkid may lack a
+ * zonefs prober, or may fail on a zoned disk, so we never rely on it alone.
+ * An empty sequential zone holds nothing and must not be read past its
+ * write pointer.
+ */
+static int zonefs_dev_has_magic(struct zonefs_dev *dev, bool *found)
+{
+	const struct blk_zone *z = &dev->d_zones[0];
+	size_t len = zonefs_max_u(ZONEFS_SUPER_SIZE, dev->d_lbs);
+	struct zonefs_super *sb;
+	void *buf;
+	ssize_t n;
+	int ret = 0;
+
+	*found = false;
+	if (!zonefs_zone_is_cnv(z) && z->cond != BLK_ZONE_COND_FULL &&
+	    z->wp - z->start < len >> 9)
+		return 0;
+	if (!zonefs_zone_is_usable(z))
+		return 0;
+
+	if (posix_memalign(&buf, zonefs_max_u(4096, dev->d_lbs), len)) {
+		zonefs_error("out of memory");
+		return -ENOMEM;
+	}
+	n = pread(dev->d_fd, buf, len, z->start << 9);
+	if (n != (ssize_t)len) {
+		ret = n < 0 ? -errno : -EIO;
+		zonefs_error("%s: cannot read zone 0: %s", dev->d_path,
+			     strerror(-ret));
+		goto free_buf;
+	}
+	sb = buf;
+	*found = le32toh(sb->s_magic) == ZONEFS_MAGIC;
+
+free_buf:
+	free(buf);
+	return ret;
+}
+
+/*
+ * Ask libblkid for a file system or partition table signature. Returns the
+ * type in @type (empty if none). A probe that fails (a read past a write
+ * pointer can fail on a host-managed disk) is not fatal: our own check of
+ * zone 0 still runs.
+ */
+static void zonefs_dev_blkid(struct zonefs_dev *dev, char *type, size_t len,
+			     bool verbose)
+{
+	const char *val = NULL;
+	blkid_probe pr;
+	int rc;
+
+	type[0] = '\0';
+	pr = blkid_new_probe_from_filename(dev->d_path);
+	if (!pr) {
+		if (verbose)
+			printf("libblkid cannot probe %s, checking zone 0 only\n",
+			       dev->d_path);
+		return;
+	}
+
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE);
+	blkid_probe_enable_partitions(pr, 1);
+	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC);
+
+	rc = blkid_do_safeprobe(pr);
+	if (rc == 0) {
+		if (blkid_probe_lookup_value(pr, "TYPE", &val, NULL) &&
+		    blkid_probe_lookup_value(pr, "PTTYPE", &val, NULL))
+			val = "unknown";
+		snprintf(type, len, "%s", val);
+	} else if (rc == -2) {
+		snprintf(type, len, "ambiguous (several signatures)");
+	} else if (rc < 0 && verbose) {
+		printf("libblkid probe of %s failed, checking zone 0 only\n",
+		       dev->d_path);
+	}
+	blkid_free_probe(pr);
+}
+
+/**
+ * zonefs_dev_check_signature() - refuse to overwrite a file system
+ * @dev:     an open, reported device
+ * @force:   overwrite anyway (-f)
+ * @verbose: say what was found even when it is overwritten
+ *
+ * Return: 0, -EEXIST if a signature was found without @force, or -errno
+ * after printing why.
+ */
+int zonefs_dev_check_signature(struct zonefs_dev *dev, bool force,
+			       bool verbose)
+{
+	char type[64];
+	bool zonefs;
+	int ret;
+
+	zonefs_dev_blkid(dev, type, sizeof(type), verbose);
+	if (!type[0]) {
+		ret = zonefs_dev_has_magic(dev, &zonefs);
+		if (ret)
+			return ret;
+		if (zonefs)
+			snprintf(type, sizeof(type), "zonefs");
+	}
+	if (!type[0])
+		return 0;
+
+	if (!force) {
+		zonefs_error("%s: already holds a %s signature (use -f to overwrite)",
+			     dev->d_path, type);
+		return -EEXIST;
+	}
+	if (verbose)
+		printf("Overwriting the %s signature on %s\n", type,
+		       dev->d_path);
+	return 0;
+}
+
+static int zonefs_dev_zone_op(struct zonefs_dev *dev, unsigned long op,
+			      const char *what, uint64_t start,
+			      uint64_t sectors)
+{
+	struct blk_zone_range range = {
+		.sector		= start,
+		.nr_sectors	= sectors,
+	};
+
+	if (ioctl(dev->d_fd, op, &range) < 0) {
+		zonefs_error("%s: cannot %s zones at sector %llu (+%llu): %s",
+			     dev->d_path, what, (unsigned long long)start,
+			     (unsigned long long)sectors, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+/**
+ * zonefs_dev_reset_seq() - reset every writable sequential zone
+ * @dev:     an open, reported device
+ * @verbose: print each reset range
+ *
+ * Contiguous writable sequential zones are reset with one BLKRESETZONE.
+ * Offline and read-only zones cannot be reset and are skipped. Zone 0 is
+ * included when it is sequential, so that the superblock is written at the
+ * start of an empty zone.
+ *
+ * Return: 0, or -errno after printing why.
+ */
+int zonefs_dev_reset_seq(struct zonefs_dev *dev, bool verbose)
+{
+	unsigned int i = 0, first;
+	uint64_t sectors;
+	int ret;
+
+	while (i < dev->d_nr_zones) {
+		const struct blk_zone *z = &dev->d_zones[i];
+
+		if (zonefs_zone_is_cnv(z) || !zonefs_zone_is_usable(z)) {
+			i++;
+			continue;
+		}
+
+		first = i;
+		sectors = 0;
+		while (i < dev->d_nr_zones &&
+		       !zonefs_zone_is_cnv(&dev->d_zones[i]) &&
+		       zonefs_zone_is_usable(&dev->d_zones[i]))
+			sectors += dev->d_zones[i++].len;
+
+		if (verbose)
+			printf("Resetting zones %u to %u (sectors %llu +%llu)\n",
+			       first, i - 1,
+			       (unsigned long long)dev->d_zones[first].start,
+			       (unsigned long long)sectors);
+		ret = zonefs_dev_zone_op(dev, BLKRESETZONE, "reset",
+					 dev->d_zones[first].start, sectors);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/**
+ * zonefs_dev_write_super() - write the superblock to zone 0 and sync
+ * @dev: an open device, sequential zones already reset
+ * @ctl: what to write (label, UUID, features)
+ *
+ * A sequential zone 0 is written at its write pointer (0 after the reset)
+ * with a multiple of the physical block size, then finished, so that it
+ * can never be written again. A conventional zone 0 gets the superblock
+ * followed by zeros up to ZONEFS_WIPE_SIZE.
+ *
+ * Return: 0, or -errno after printing why.
+ */
+int zonefs_dev_write_super(struct zonefs_dev *dev,
+			   const struct zonefs_ctl *ctl)
+{
+	const struct blk_zone *z = &dev->d_zones[0];
+	size_t len = zonefs_max_u(ZONEFS_SUPER_SIZE, dev->d_pbs);
+	bool cnv = zonefs_zone_is_cnv(z);
+	void *buf;
+	ssize_t n;
+	int ret = 0;
+
+	if (cnv && (z->capacity << 9) >= ZONEFS_WIPE_SIZE)
+		len = zonefs_max_u(ZONEFS_WIPE_SIZE, len);
+
+	if (posix_memalign(&buf, zonefs_max_u(4096, dev->d_pbs), len)) {
+		zonefs_error("out of memory");
+		return -ENOMEM;
+	}
+	memset(buf, 0, len);
+	zonefs_super_encode(ctl, buf);
+
+	n = pwrite(dev->d_fd, buf, len, z->start << 9);
+	if (n != (ssize_t)len) {
+		ret = n < 0 ? -errno : -EIO;
+		zonefs_error("%s: cannot write the superblock: %s",
+			     dev->d_path, strerror(-ret));
+		goto free_buf;
+	}
+
+	if (!cnv) {
+		ret = zonefs_dev_zone_op(dev, BLKFINISHZONE, "finish",
+					 z->start, z->len);
+		if (ret)
+			goto free_buf;
+	}
+
+	if (fsync(dev->d_fd) < 0) {
+		ret = -errno;
+		zonefs_error("%s: cannot sync: %s", dev->d_path,
+			     strerror(errno));
+	}
+
+free_buf:
+	free(buf);
+	return ret;
+}
+
+/**
+ * zonefs_dev_close() - release what zonefs_dev_open() and the report took
+ * @dev: a device, open or not
+ */
+void zonefs_dev_close(struct zonefs_dev *dev)
+{
+	if (dev->d_fd >= 0)
+		close(dev->d_fd);
+	dev->d_fd = -1;
+	free(dev->d_zones);
+	dev->d_zones = NULL;
+}

@@ -1,0 +1,56 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# zonefs: entry points. See README.md for every target and option.
+
+SHELL := /bin/bash
+TOP := $(CURDIR)
+
+# Testbed options, passed through to testbed/ scripts (see testbed/config).
+export ZONE_MB CONV SIZE_GB LBA OPEN TRANSPORT DISK SHARE CMD FORMAT VM_MEM VM_CPUS VM_TIMEOUT KVER
+export HOST_GROUPS GUEST_GROUPS TESTS_ARGS
+
+.PHONY: all deps tools module helpers images testbed boot check test bench clean testbed-reset
+
+all: tools module helpers
+
+deps:
+	@testbed/deps.sh
+
+tools:
+	@$(MAKE) -s -C tools
+
+module:
+	@$(MAKE) -s -C module
+
+helpers:
+	@if [ -f tests/helpers/Makefile ]; then $(MAKE) -s -C tests/helpers; fi
+
+images: deps
+	@images/mkinitramfs.sh
+
+# Start the ZBC target in the guest, log in over iSCSI and describe the disk.
+testbed: deps all images
+	@testbed/vm.sh testbed
+
+# Boot, format (if blank or FORMAT=1), mount zonefs on /mnt, run CMD or a shell.
+boot: deps all images
+	@testbed/vm.sh boot
+
+# The whole suite: lint and host tests, then the guest tests, one TAP stream.
+check: deps all images
+	@testbed/check.sh
+
+test: check
+
+bench: deps all images
+	@bench/run.sh
+
+# Forget the user disk's backing file (the data written in earlier boots).
+testbed-reset:
+	rm -f images/out/disks/user.img
+
+clean:
+	@$(MAKE) -s -C tools clean
+	@$(MAKE) -s -C module clean
+	@if [ -f tests/helpers/Makefile ]; then $(MAKE) -s -C tests/helpers clean; fi
+	rm -rf results

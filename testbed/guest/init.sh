@@ -1,0 +1,155 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# PID 1 of the testbed guest. The root is the host's file system, read-only
+# over 9p under a tmpfs overlay. This script starts the ZBC target and the
+# initiator, installs our zonefs.ko the way a distribution package would,
+# runs the job the host left in /results/job.env, writes its exit status to
+# the zonefs.ret virtio port and powers the guest off. Nothing here may
+# leave the guest hanging: every path ends in tb_poweroff.
+
+set -uo pipefail
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root TERM=${TERM:-linux}
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=testbed/guest/target.sh
+. "$here/target.sh"
+# shellcheck source=testbed/guest/initiator.sh
+. "$here/initiator.sh"
+
+tb_poweroff() {
+	sync
+	echo o >/proc/sysrq-trigger
+	/bin/busybox poweroff -f
+	sleep 30
+	exit 1
+}
+
+tb_port() {
+	local p
+	for p in /sys/class/virtio-ports/*; do
+		[ "$(cat "$p/name" 2>/dev/null)" = "$1" ] && echo "/dev/${p##*/}" && return 0
+	done
+	return 1
+}
+
+# Report the job's status on the ret port and end the guest.
+tb_finish() {
+	local rc=$1 port
+	tb_teardown
+	port=$(tb_port zonefs.ret) && echo "$rc" >"$port"
+	tb_poweroff
+}
+
+tb_fail() {
+	echo "testbed guest: $*" >&2
+	echo "testbed guest: $*" >>/results/guest-error 2>/dev/null
+	tb_finish 125
+}
+
+tb_mount_basics() {
+	mount -t proc proc /proc
+	grep -qw tb_debug /proc/cmdline && set -x
+	mount -t sysfs sysfs /sys
+	mount -t tmpfs -o mode=0755 tmpfs /run
+	mount -t tmpfs tmpfs /tmp
+	mkdir -p /dev/pts /dev/shm /run/lock
+	mount -t devpts devpts /dev/pts
+	mount -t configfs configfs /sys/kernel/config 2>/dev/null
+	mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+	mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+	hostname zonefs-testbed
+	ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
+	echo 1 >/proc/sys/kernel/sysrq
+}
+
+tb_teardown() {
+	[ -n "${TB_TORN:-}" ] && return 0
+	TB_TORN=1
+	cd /
+	umount -R /mnt 2>/dev/null
+	rmmod zonefs 2>/dev/null
+	tb_logout
+	tb_stop_target
+	sync
+	umount "$TB_ZBC_DIR" 2>/dev/null
+}
+
+tb_mount_results() {
+	mkdir -p /results
+	modprobe -a virtio_console virtio_blk virtio_scsi ext4 2>/dev/null
+	mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 results /results ||
+		tb_fail "cannot mount the results share"
+}
+
+# Our module goes where a distribution package would put it, so that
+# modprobe, modinfo and the kernel's auto-load on mount -t zonefs all find
+# ours before the stock fs/zonefs/zonefs.ko.
+tb_install_module() {
+	local ko=$TB_TOP/module/zonefs.ko dst
+	[ -f "$ko" ] || return 0
+	dst=/lib/modules/$(uname -r)/updates
+	mkdir -p "$dst"
+	cp "$ko" "$dst/zonefs.ko"
+	depmod -a
+	[ "$(modinfo -n zonefs)" = "$dst/zonefs.ko" ] || tb_fail "modprobe would not pick our zonefs.ko"
+}
+
+# Write the device map the tests and the job read.
+tb_start_disks() {
+	local spec name lun zmb conv sgb lba open dev
+	: >/run/zonefs-testbed.env
+	if [ "$TB_DISK" = passthrough ]; then
+		modprobe virtio_scsi
+		for _ in $(seq 100); do
+			dev=$(find /sys/bus/scsi/devices/*/block -mindepth 1 -maxdepth 1 2>/dev/null | head -n 1)
+			[ -n "$dev" ] && break
+			sleep 0.1
+		done
+		[ -n "$dev" ] || tb_fail "the passed-through disk did not appear"
+		echo "ZBC_DEV=/dev/${dev##*/}" >>/run/zonefs-testbed.env
+		return 0
+	fi
+	mkdir -p "$TB_ZBC_DIR"
+	mount -o noatime /dev/vda "$TB_ZBC_DIR" || tb_fail "cannot mount the backing store disk"
+	tb_start_tcmu || tb_fail "tcmu-runner did not start"
+	tb_start_port || tb_fail "cannot create the $TB_TRANSPORT target port"
+	for spec in $TB_DISKS; do
+		IFS=: read -r name lun zmb conv sgb lba open <<<"$spec"
+		tb_add_disk "$name" "$lun" "$zmb" "$conv" "$sgb" "$lba" "$open" ||
+			tb_fail "cannot create backstore $name ($spec); see /var/log/tcmu"
+	done
+	tb_enable_port || tb_fail "cannot enable the target port"
+	tb_login || tb_fail "iSCSI login to $TB_PORTAL failed"
+	for spec in $TB_DISKS; do
+		IFS=: read -r name lun _ <<<"$spec"
+		dev=$(tb_lun_dev "$lun") || tb_fail "LUN $lun ($name) did not appear"
+		[ "$(cat "/sys/block/${dev#/dev/}/queue/zoned")" = host-managed ] ||
+			tb_fail "$dev is not host-managed"
+		echo "$(echo "$name" | tr '[:lower:]-' '[:upper:]_')=$dev" >>/run/zonefs-testbed.env
+	done
+}
+
+tb_main() {
+	tb_mount_basics
+	tb_mount_results
+	# shellcheck source=/dev/null
+	set -a
+	. /results/job.env || tb_fail "no job in /results/job.env"
+	set +a
+	[ "${TB_DEBUG:-0}" = 1 ] && set -x
+	if [ -n "${TB_SHARE:-}" ]; then
+		mkdir -p /share
+		mount -t 9p -o trans=virtio,version=9p2000.L,ro share /share ||
+			tb_fail "cannot mount SHARE"
+	fi
+	echo "testbed guest: up in ${SECONDS}s, kernel $(uname -r), transport $TB_TRANSPORT"
+	tb_install_module
+	tb_start_disks
+	echo "testbed guest: disks ready in ${SECONDS}s: $(tr '\n' ' ' </run/zonefs-testbed.env)"
+	cd "$TB_TOP" || tb_fail "no $TB_TOP in the guest"
+	"$here/job.sh" "$TB_MODE"
+	tb_finish $?
+}
+
+tb_main

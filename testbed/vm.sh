@@ -1,0 +1,168 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot the testbed guest once and run one job in it.
+#
+#   testbed/vm.sh testbed   start the ZBC target, log in, describe the disk
+#   testbed/vm.sh boot      ... then format (if blank), mount zonefs on /mnt,
+#                           run $CMD (or an interactive shell)
+#   testbed/vm.sh check     ... run the guest test groups ($TESTS), TAP on stdout
+#
+# Environment: see testbed/config, plus CMD, TESTS, DISK (a host zoned block
+# device to pass through instead of the iSCSI disk), SHARE (a host directory
+# to mount read-only on /share), FORMAT=1 (reformat in boot mode), DISKSET
+# (user or check: which set of backing files to use).
+#
+# One guest holds both the target and the initiator, talking over its own
+# 127.0.0.1: with two cores, a second TCG guest for the target cut write
+# throughput tenfold. The guest has no network device at all.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=testbed/lib.sh
+. "$here/lib.sh"
+
+mode=${1:-}
+case "$mode" in
+testbed | boot | check) ;;
+*) echo "usage: $0 testbed|boot|check" >&2; exit 2 ;;
+esac
+
+: "${CMD:=}" "${TESTS:=}" "${DISK:=}" "${SHARE:=}" "${FORMAT:=0}"
+: "${DISKSET:=$([ "$mode" = check ] && echo check || echo user)}"
+
+kver=$(tb_kver) || tb_die "no Debian 6.1 kernel with headers installed: run 'make deps'"
+kernel=/boot/vmlinuz-$kver
+initrd=$IMAGES_OUT/initramfs-$kver.cpio.gz
+run_dir=$RESULTS/$mode
+qemu_pid=
+
+cleanup() {
+	if [ -n "$qemu_pid" ] && kill -0 "$qemu_pid" 2>/dev/null; then
+		kill "$qemu_pid" 2>/dev/null || true
+		sleep 1
+		kill -9 "$qemu_pid" 2>/dev/null || true
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# The disk sets. NAME:LUN:ZONE_MB:CONV:SIZE_GB:LBA:OPEN, one per LUN; NAME
+# becomes the variable (ZBC_DEV, ...) that tells the tests its /dev/sdX.
+case "$DISKSET" in
+user) disks="zbc_dev:0:$ZONE_MB:$CONV:$SIZE_GB:$LBA:$OPEN" ;;
+check) disks="zbc_dev:0:64:4:4:4096:8 zbc_dev_512:1:16:2:1:512:8 zbc_dev_nocnv:2:16:0:1:4096:8" ;;
+*) tb_die "DISKSET must be user or check" ;;
+esac
+case "$LBA" in
+512 | 4096) ;;
+*) tb_die "LBA must be 512 or 4096, not '$LBA'" ;;
+esac
+
+pass_dev=
+if [ -n "$DISK" ]; then
+	[ -b "$DISK" ] || tb_die "DISK=$DISK is not a block device"
+	b=$(basename "$(readlink -f "$DISK")")
+	z=$(cat "/sys/class/block/$b/queue/zoned" 2>/dev/null || echo none)
+	case "$z" in
+	host-managed | host-aware) pass_dev=$(readlink -f "$DISK") ;;
+	*) tb_die "DISK=$DISK is not a zoned block device (zoned: $z); nothing was written to it" ;;
+	esac
+fi
+if [ -n "$SHARE" ] && [ ! -d "$SHARE" ]; then
+	tb_die "SHARE=$SHARE is not a directory"
+fi
+if [ "$mode" = boot ] && [ -z "$CMD" ] && [ ! -t 0 ]; then
+	tb_die "make boot without CMD needs a terminal for its shell"
+fi
+
+"$TOP/images/mkinitramfs.sh"
+
+mkdir -p "$DISKS_DIR"
+store=$DISKS_DIR/$DISKSET.img
+if [ -z "$pass_dev" ] && [ ! -f "$store" ]; then
+	tb_log "creating the backing store $store (sparse ext4, 64 GiB)"
+	truncate -s 64G "$store.tmp"
+	mkfs.ext4 -q -F -L zbc-store -E lazy_itable_init=1,lazy_journal_init=1 "$store.tmp"
+	mv "$store.tmp" "$store"
+fi
+
+rm -rf "$run_dir"
+mkdir -p "$run_dir"
+{
+	printf 'TB_MODE=%q\n' "$mode"
+	printf 'TB_CMD=%q\n' "$CMD"
+	printf 'TB_TESTS=%q\n' "$TESTS"
+	printf 'TB_TOP=%q\n' "$TOP"
+	printf 'TB_TRANSPORT=%q\n' "$TRANSPORT"
+	printf 'TB_DISKS=%q\n' "$disks"
+	printf 'TB_DISK=%q\n' "$([ -n "$pass_dev" ] && echo passthrough || echo zbc)"
+	printf 'TB_SHARE=%q\n' "$([ -n "$SHARE" ] && echo 1)"
+	printf 'FORMAT=%q\n' "$FORMAT"
+	printf 'TB_DEBUG=%q\n' "${TB_DEBUG:-0}"
+} >"$run_dir/job.env"
+: >"$run_dir/exit_code"
+: >"$run_dir/tap"
+
+qemu=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp "$VM_CPUS" -m "$VM_MEM"
+      -nodefaults -no-user-config -nographic -no-reboot -nic none
+      -kernel "$kernel" -initrd "$initrd"
+      -append "console=ttyS0 panic=-1 oops=panic loglevel=4 mitigations=off tb_init=$here/guest/init.sh${TB_DEBUG:+ tb_debug}"
+      -fsdev "local,id=rootfs,path=/,security_model=none,readonly=on,multidevs=remap"
+      -device virtio-9p-pci,fsdev=rootfs,mount_tag=root
+      -fsdev "local,id=results,path=$run_dir,security_model=none"
+      -device virtio-9p-pci,fsdev=results,mount_tag=results
+      -device virtio-serial-pci
+      -chardev "file,id=ret,path=$run_dir/exit_code"
+      -device virtserialport,chardev=ret,name=zonefs.ret
+      -chardev "file,id=tap,path=$run_dir/tap"
+      -device virtserialport,chardev=tap,name=zonefs.tap)
+if [ -n "$pass_dev" ]; then
+	qemu+=(-device virtio-scsi-pci,id=scsi0
+	       -drive "file=$pass_dev,format=raw,if=none,id=zdisk,cache=none"
+	       -device scsi-block,drive=zdisk)
+else
+	qemu+=(-drive "file=$store,format=raw,if=virtio,cache=unsafe,discard=unmap")
+fi
+if [ -n "$SHARE" ]; then
+	qemu+=(-fsdev "local,id=share,path=$(readlink -f "$SHARE"),security_model=none,readonly=on"
+	       -device virtio-9p-pci,fsdev=share,mount_tag=share)
+fi
+if [ "$mode" = check ]; then
+	qemu+=(-chardev "file,id=con,path=$run_dir/console.log" -serial chardev:con -monitor none)
+else
+	qemu+=(-chardev "stdio,id=con,mux=on,signal=off,logfile=$run_dir/console.log"
+	       -serial chardev:con -mon chardev=con,mode=readline)
+fi
+
+if [ -n "$pass_dev" ]; then
+	what="pass-through disk $pass_dev"
+else
+	what="$TRANSPORT ZBC disks [$disks] backed by $store"
+fi
+tb_log "plan: boot $kver under TCG ($VM_CPUS cpus, $VM_MEM MiB), $what, job '$mode'; limit ${VM_TIMEOUT}s; log $run_dir/console.log"
+
+t0=$(date +%s)
+if [ "$mode" = check ]; then
+	timeout -k 30 "$VM_TIMEOUT" "${qemu[@]}" </dev/null >/dev/null 2>"$run_dir/qemu.err" &
+	qemu_pid=$!
+	tail -n +1 -s 0.5 -f --pid="$qemu_pid" "$run_dir/tap"
+	wait "$qemu_pid" && qrc=0 || qrc=$?
+else
+	timeout --foreground -k 30 "$VM_TIMEOUT" "${qemu[@]}" && qrc=0 || qrc=$?
+fi
+qemu_pid=
+elapsed=$(($(date +%s) - t0))
+
+rc=$(tr -dc '0-9' <"$run_dir/exit_code")
+if [ "$qrc" = 124 ]; then
+	tb_log "guest run TIMED OUT after ${elapsed}s; console log: $run_dir/console.log"
+	exit 124
+elif [ -z "$rc" ]; then
+	tb_log "guest CRASHED after ${elapsed}s (qemu rc $qrc, no exit status); console log: $run_dir/console.log"
+	grep -E 'BUG|Oops|panic|WARNING|error' "$run_dir/console.log" | tail -n 20 >&2 || true
+	exit 125
+fi
+[ -s "$run_dir/guest-error" ] && tb_log "guest: $(cat "$run_dir/guest-error")"
+tb_log "guest job '$mode' exited $rc after ${elapsed}s; console log: $run_dir/console.log"
+exit "$rc"

@@ -1,0 +1,88 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Sourced by tests/run before each test. Gives the test its environment and
+# the helpers every test shares.
+#
+#   $TOP       the repository (read-only in the guest)
+#   $MKZONEFS  tools/mkzonefs
+#   $HELPERS   tests/helpers/bin, the small C programs tests use for I/O
+#   $MNT       where zonefs is mounted (/mnt)
+#   $ZBC_DEV, $ZBC_DEV_512, $ZBC_DEV_NOCNV   the guest's ZBC disks (guest only)
+#   $FULL      this test's verbose log (results/<group>/NNN.full)
+
+TOP=${TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+MKZONEFS=$TOP/tools/mkzonefs
+HELPERS=$TOP/tests/helpers/bin
+MNT=${MNT:-/mnt}
+SKIP_REASONS=()
+
+if [ -r /run/zonefs-testbed.env ]; then
+	set -a
+	# shellcheck source=/dev/null
+	. /run/zonefs-testbed.env
+	set +a
+fi
+
+# Print why the test failed and return 1: cond || _fail "why" || return 1
+_fail() {
+	echo "FAIL: $*" >&2
+	return 1
+}
+
+_in_guest() {
+	[ -r /run/zonefs-testbed.env ]
+}
+
+_have_program() {
+	local p=$1
+	case "$p" in
+	mkzonefs) [ -x "$MKZONEFS" ] || SKIP_REASONS+=("tools/mkzonefs is not built") ;;
+	*) command -v "$p" >/dev/null || SKIP_REASONS+=("$p is not installed") ;;
+	esac
+}
+
+_have_helper() {
+	[ -x "$HELPERS/$1" ] || SKIP_REASONS+=("helper $1 is not built")
+}
+
+# _have_dev VAR: the guest has the disk named by VAR (ZBC_DEV, ...).
+_have_dev() {
+	if ! _in_guest; then
+		SKIP_REASONS+=("needs the testbed guest")
+	elif [ ! -b "${!1:-}" ]; then
+		SKIP_REASONS+=("no $1 disk in this testbed")
+	fi
+}
+
+_have_module() {
+	if ! _in_guest; then
+		SKIP_REASONS+=("needs the testbed guest")
+	elif [ "$(modinfo -n zonefs 2>/dev/null)" != "/lib/modules/$(uname -r)/updates/zonefs.ko" ]; then
+		SKIP_REASONS+=("our zonefs.ko is not installed")
+	fi
+}
+
+# Format DEV with our mkzonefs, forcing over what it holds.
+_zonefs_format() {
+	local dev=$1
+	shift
+	"$MKZONEFS" -f "$@" "$dev" >>"${FULL:-/dev/null}" 2>&1 || _fail "mkzonefs $* $dev failed"
+}
+
+# _zonefs_mount DEV [mount options]
+_zonefs_mount() {
+	local dev=$1 opts=${2:-}
+	mount -t zonefs ${opts:+-o "$opts"} "$dev" "$MNT" || _fail "mount -t zonefs ${opts:+-o $opts }$dev failed"
+}
+
+_zonefs_umount() {
+	if mountpoint -q "$MNT"; then
+		umount "$MNT" || _fail "umount $MNT failed"
+	fi
+}
+
+# _expect_eq WHAT EXPECTED ACTUAL
+_expect_eq() {
+	[ "$2" = "$3" ] || _fail "$1: expected '$2', got '$3'"
+}

@@ -1,0 +1,740 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * zonefs files: iomap mappings, address space operations, the read and
+ * write paths, truncation (zone reset and finish), mmap, fsync and the
+ * open/close accounting of sequential files.
+ *
+ * A conventional file behaves much like a fixed-size regular file. A
+ * sequential file only takes direct writes at its write pointer; its size
+ * is what the device acknowledged, while i_wpoffset runs ahead of it by
+ * the writes in flight, so that several asynchronous writes can be queued
+ * back to back.
+ */
+#include <linux/fs.h>
+#include <linux/iomap.h>
+#include <linux/uio.h>
+#include <linux/mm.h>
+#include <linux/mman.h>
+#include <linux/pagemap.h>
+#include <linux/writeback.h>
+#include <linux/swap.h>
+#include <linux/slab.h>
+#include <linux/blkdev.h>
+
+#include "zonefs.h"
+#include "trace.h"
+
+/*
+ * Map a file range. Files map linearly onto their zones (aggregated
+ * conventional zones are contiguous), so one mapping covers everything
+ * from @offset to the end of the data that can be read, or for a write, to
+ * the capacity. A read of a sequential file at or past the write pointer
+ * sees a hole.
+ */
+static int zonefs_iomap_begin(struct inode *inode, loff_t offset,
+			      loff_t length, unsigned int flags,
+			      struct iomap *iomap, struct iomap *srcmap)
+{
+	struct zonefs_inode_info *zi = ZONEFS_I(inode);
+	struct super_block *sb = inode->i_sb;
+	struct zonefs_sb_info *sbi = ZONEFS_SB(sb);
+	loff_t isize, end;
+
+	if (WARN_ON_ONCE(offset >= zi->i_max_size))
+		return -EIO;
+
+	mutex_lock(&zi->i_truncate_mutex);
+	iomap->bdev = sb->s_bdev;
+	iomap->offset = ALIGN_DOWN(offset, sb->s_blocksize);
+	isize = i_size_read(inode);
+	end = (flags & IOMAP_WRITE) ? zi->i_max_size : isize;
+	if (iomap->offset >= end) {
+		iomap->type = IOMAP_HOLE;
+		iomap->addr = IOMAP_NULL_ADDR;
+		iomap->length = zi->i_max_size - iomap->offset;
+	} else {
+		iomap->type = IOMAP_MAPPED;
+		iomap->addr = (zonefs_zone_start(sbi, zi->i_zidx) <<
+			       SECTOR_SHIFT) + iomap->offset;
+		iomap->length = end - iomap->offset;
+	}
+	mutex_unlock(&zi->i_truncate_mutex);
+
+	trace_zonefs_iomap_begin(inode, flags, iomap);
+
+	return 0;
+}
+
+static const struct iomap_ops zonefs_iomap_ops = {
+	.iomap_begin	= zonefs_iomap_begin,
+};
+
+static int zonefs_read_folio(struct file *unused, struct folio *folio)
+{
+	return iomap_read_folio(folio, &zonefs_iomap_ops);
+}
+
+static void zonefs_readahead(struct readahead_control *rac)
+{
+	iomap_readahead(rac, &zonefs_iomap_ops);
+}
+
+/* Only conventional files have dirty pages: seq files take no buffered
+ * writes and no shared writable mappings.
+ */
+static int zonefs_write_map_blocks(struct iomap_writepage_ctx *wpc,
+				   struct inode *inode, loff_t offset)
+{
+	struct zonefs_inode_info *zi = ZONEFS_I(inode);
+
+	if (WARN_ON_ONCE(zonefs_inode_is_seq(inode)))
+		return -EIO;
+	if (offset >= wpc->iomap.offset &&
+	    offset < wpc->iomap.offset + wpc->iomap.length)
+		return 0;
+
+	return zonefs_iomap_begin(inode, offset, zi->i_max_size - offset,
+				  IOMAP_WRITE, &wpc->iomap, NULL);
+}
+
+static const struct iomap_writeback_ops zonefs_writeback_ops = {
+	.map_blocks	= zonefs_write_map_blocks,
+};
+
+static int zonefs_writepages(struct address_space *mapping,
+			     struct writeback_control *wbc)
+{
+	struct iomap_writepage_ctx wpc = { };
+
+	return iomap_writepages(mapping, wbc, &wpc, &zonefs_writeback_ops);
+}
+
+static int zonefs_swap_activate(struct swap_info_struct *sis,
+				struct file *swap_file, sector_t *span)
+{
+	struct inode *inode = file_inode(swap_file);
+
+	if (zonefs_inode_is_seq(inode)) {
+		zonefs_err(inode->i_sb,
+			   "swap file must be a conventional zone file\n");
+		return -EINVAL;
+	}
+
+	return iomap_swapfile_activate(sis, swap_file, span, &zonefs_iomap_ops);
+}
+
+const struct address_space_operations zonefs_file_aops = {
+	.read_folio		= zonefs_read_folio,
+	.readahead		= zonefs_readahead,
+	.writepages		= zonefs_writepages,
+	.dirty_folio		= filemap_dirty_folio,
+	.release_folio		= iomap_release_folio,
+	.invalidate_folio	= iomap_invalidate_folio,
+	.migrate_folio		= filemap_migrate_folio,
+	.is_partially_uptodate	= iomap_is_partially_uptodate,
+	.error_remove_page	= generic_error_remove_page,
+	.direct_IO		= noop_direct_IO,
+	.swap_activate		= zonefs_swap_activate,
+};
+
+/*
+ * Truncation of a sequential file to 0 resets its zone and truncation to
+ * its capacity finishes it. Nothing else can change a file's size.
+ */
+static int zonefs_file_truncate(struct inode *inode, loff_t isize)
+{
+	struct zonefs_inode_info *zi = ZONEFS_I(inode);
+	struct zonefs_zone *z = zonefs_inode_zone(inode);
+	enum req_op op;
+	int ret = 0;
+
+	if (!zonefs_zone_is_seq(z))
+		return -EPERM;
+	if (isize == 0)
+		op = REQ_OP_ZONE_RESET;
+	else if (isize == zi->i_max_size)
+		op = REQ_OP_ZONE_FINISH;
+	else
+		return -EPERM;
+
+	inode_dio_wait(inode);
+	filemap_invalidate_lock(inode->i_mapping);
+	mutex_lock(&zi->i_truncate_mutex);
+
+	if (z->z_flags & ZONEFS_ZONE_OFFLINE) {
+		ret = -EIO;
+		goto unlock;
+	}
+	if (z->z_flags & (ZONEFS_ZONE_READONLY | ZONEFS_ZONE_RO_MOUNT)) {
+		ret = -EROFS;
+		goto unlock;
+	}
+
+	ret = zonefs_zone_mgmt(inode, op);
+	if (ret) {
+		__zonefs_io_error(inode, true);
+		goto unlock;
+	}
+
+	if (op == REQ_OP_ZONE_RESET) {
+		z->z_cond = BLK_ZONE_COND_EMPTY;
+		/* A reset zone is closed: keep an explicit open in force. */
+		if ((z->z_flags & ZONEFS_ZONE_OPEN) &&
+		    zonefs_zone_mgmt(inode, REQ_OP_ZONE_OPEN))
+			z->z_flags &= ~ZONEFS_ZONE_OPEN;
+	} else {
+		/* A full zone is neither open nor active. */
+		z->z_cond = BLK_ZONE_COND_FULL;
+		z->z_flags &= ~ZONEFS_ZONE_OPEN;
+	}
+	zonefs_zone_set_wpoff(inode, isize);
+	zi->i_wpoffset = isize;
+	truncate_pagecache(inode, isize);
+
+unlock:
+	mutex_unlock(&zi->i_truncate_mutex);
+	filemap_invalidate_unlock(inode->i_mapping);
+
+	return ret;
+}
+
+/* Record a file's mode and owner, so that they outlive its inode. */
+static struct zonefs_attr *zonefs_get_attr(struct inode *inode)
+{
+	struct zonefs_sb_info *sbi = ZONEFS_SB(inode->i_sb);
+	unsigned int zidx = ZONEFS_I(inode)->i_zidx;
+	struct zonefs_attr *attr;
+	int ret;
+
+	attr = xa_load(&sbi->s_attrs, zidx);
+	if (attr)
+		return attr;
+
+	attr = kmalloc(sizeof(*attr), GFP_KERNEL);
+	if (!attr)
+		return ERR_PTR(-ENOMEM);
+	ret = xa_err(xa_store(&sbi->s_attrs, zidx, attr, GFP_KERNEL));
+	if (ret) {
+		kfree(attr);
+		return ERR_PTR(ret);
+	}
+
+	return attr;
+}
+
+static int zonefs_file_setattr(struct user_namespace *mnt_userns,
+			       struct dentry *dentry, struct iattr *iattr)
+{
+	struct inode *inode = d_inode(dentry);
+	unsigned int allowed = ATTR_MODE | ATTR_UID | ATTR_GID | ATTR_CTIME |
+			       ATTR_FORCE | ATTR_KILL_SUID | ATTR_KILL_SGID |
+			       ATTR_KILL_PRIV;
+	struct zonefs_attr *attr = NULL;
+	int ret;
+
+	/* truncate(), ftruncate() and O_TRUNC also set times and flags. */
+	if (iattr->ia_valid & ATTR_SIZE)
+		allowed |= ATTR_SIZE | ATTR_MTIME | ATTR_FILE | ATTR_OPEN;
+	if (iattr->ia_valid & ~allowed)
+		return -EPERM;
+
+	ret = setattr_prepare(mnt_userns, dentry, iattr);
+	if (ret)
+		return ret;
+
+	if (iattr->ia_valid & ATTR_SIZE) {
+		ret = zonefs_file_truncate(inode, iattr->ia_size);
+		if (ret)
+			return ret;
+	}
+
+	if (iattr->ia_valid & (ATTR_MODE | ATTR_UID | ATTR_GID)) {
+		attr = zonefs_get_attr(inode);
+		if (IS_ERR(attr))
+			return PTR_ERR(attr);
+	}
+
+	setattr_copy(mnt_userns, inode, iattr);
+
+	if (attr) {
+		attr->a_mode = inode->i_mode;
+		attr->a_uid = inode->i_uid;
+		attr->a_gid = inode->i_gid;
+	}
+
+	return 0;
+}
+
+const struct inode_operations zonefs_file_inode_operations = {
+	.setattr	= zonefs_file_setattr,
+};
+
+/**
+ * zonefs_file_init() - set up a new file inode from its zone record
+ * @inode:	new inode, with i_zidx and i_nzones set
+ *
+ * The mode and owner come from a chmod/chown done since mount, else from
+ * the superblock; the zone's condition then takes away what it must.
+ *
+ * Context: the inode is I_NEW.
+ */
+void zonefs_file_init(struct inode *inode)
+{
+	struct zonefs_inode_info *zi = ZONEFS_I(inode);
+	struct super_block *sb = inode->i_sb;
+	struct zonefs_sb_info *sbi = ZONEFS_SB(sb);
+	struct zonefs_zone *z = zonefs_inode_zone(inode);
+	struct zonefs_attr *attr = xa_load(&sbi->s_attrs, zi->i_zidx);
+	loff_t size;
+	unsigned int i;
+
+	zi->i_max_size = 0;
+	for (i = 0; i < zi->i_nzones; i++)
+		zi->i_max_size += (loff_t)zonefs_zone_cap(sbi, zi->i_zidx + i)
+				  << SECTOR_SHIFT;
+
+	if (attr) {
+		inode->i_mode = attr->a_mode;
+		inode->i_uid = attr->a_uid;
+		inode->i_gid = attr->a_gid;
+	} else {
+		inode->i_mode = S_IFREG | sbi->s_perm;
+		inode->i_uid = sbi->s_uid;
+		inode->i_gid = sbi->s_gid;
+	}
+
+	if (z->z_flags & (ZONEFS_ZONE_OFFLINE | ZONEFS_ZONE_RO_MOUNT)) {
+		inode->i_mode &= ~0777;
+		size = 0;
+	} else {
+		if (z->z_flags & ZONEFS_ZONE_READONLY)
+			inode->i_mode &= ~0222;
+		if (zonefs_zone_is_seq(z))
+			size = (loff_t)READ_ONCE(z->z_wpoff) <<
+			       sb->s_blocksize_bits;
+		else
+			size = zi->i_max_size;
+	}
+	i_size_write(inode, size);
+	zi->i_wpoffset = size;
+	inode->i_blocks = zi->i_max_size >> SECTOR_SHIFT;
+	set_nlink(inode, 1);
+
+	inode->i_op = &zonefs_file_inode_operations;
+	inode->i_fop = &zonefs_file_operations;
+	inode->i_mapping->a_ops = &zonefs_file_aops;
+}
+
+static ssize_t zonefs_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
+{
+	struct inode *inode = file_inode(iocb->ki_filp);
+	struct zonefs_zone *z = zonefs_inode_zone(inode);
+	loff_t isize;
+	ssize_t ret;
+
+	if (z->z_flags & ZONEFS_ZONE_OFFLINE)
+		return -EIO;
+	if (!iov_iter_count(to))
+		return 0;
+
+	if (iocb->ki_flags & IOCB_DIRECT) {
+		if (iocb->ki_flags & IOCB_NOWAIT) {
+			if (!inode_trylock_shared(inode))
+				return -EAGAIN;
+		} else {
+			inode_lock_shared(inode);
+		}
+		isize = i_size_read(inode);
+		if (iocb->ki_pos >= isize) {
+			ret = 0;
+		} else {
+			iov_iter_truncate(to, isize - iocb->ki_pos);
+			ret = iomap_dio_rw(iocb, to, &zonefs_iomap_ops, NULL, 0,
+					   NULL, 0);
+		}
+		inode_unlock_shared(inode);
+	} else {
+		ret = generic_file_read_iter(iocb, to);
+	}
+
+	/* A sequential zone that fails a read may have gone bad: look. */
+	if (ret == -EIO && zonefs_zone_is_seq(z))
+		zonefs_io_error(inode, false);
+
+	return ret;
+}
+
+/*
+ * Checks common to every write. An append to a sequential file goes to
+ * the write pointer as issued, which is ahead of the size while writes are
+ * in flight. A write is cut at the capacity.
+ *
+ * Return: the number of bytes to write, 0, or -errno.
+ */
+static ssize_t zonefs_write_checks(struct kiocb *iocb, struct iov_iter *from)
+{
+	struct inode *inode = file_inode(iocb->ki_filp);
+	struct zonefs_inode_info *zi = ZONEFS_I(inode);
+	struct zonefs_zone *z = zonefs_inode_zone(inode);
+
+	if (IS_SWAPFILE(inode))
+		return -ETXTBSY;
+	if (!iov_iter_count(from))
+		return 0;
+	if (sb_rdonly(inode->i_sb))
+		return -EROFS;
+	if (z->z_flags & ZONEFS_ZONE_OFFLINE)
+		return -EIO;
+	if (z->z_flags & (ZONEFS_ZONE_READONLY | ZONEFS_ZONE_RO_MOUNT))
+		return -EROFS;
+	if ((iocb->ki_flags & IOCB_NOWAIT) && !(iocb->ki_flags & IOCB_DIRECT))
+		return -EINVAL;
+
+	if (iocb->ki_flags & IOCB_APPEND) {
+		if (!zonefs_zone_is_seq(z))
+			return -EINVAL;
+		mutex_lock(&zi->i_truncate_mutex);
+		iocb->ki_pos = zi->i_wpoffset;
+		mutex_unlock(&zi->i_truncate_mutex);
+	}
+
+	if (iocb->ki_pos >= zi->i_max_size)
+		return -EFBIG;
+	iov_iter_truncate(from, zi->i_max_size - iocb->ki_pos);
+
+	return iov_iter_count(from);
+}
+
+/*
+ * Direct write completion: the device acknowledged @size bytes at
+ * ki_pos, so a sequential file grows to there. Completions can be seen out
+ * of order, so the size only ever grows. On an error the zone is asked
+ * where its write pointer really is.
+ */
+static int zonefs_write_dio_end_io(struct kiocb *iocb, ssize_t size,
+				   int error, unsigned int flags)
+{
+	struct inode *inode = file_inode(iocb->ki_filp);
+	struct zonefs_inode_info *zi = ZONEFS_I(inode);
+
+	if (error) {
+		zonefs_io_error(inode, true);
+	} else if (size && zonefs_inode_is_seq(inode)) {
+		mutex_lock(&zi->i_truncate_mutex);
+		if (i_size_read(inode) < iocb->ki_pos + size)
+			zonefs_zone_set_wpoff(inode, iocb->ki_pos + size);
+		mutex_unlock(&zi->i_truncate_mutex);
+	}
+
+	trace_zonefs_write_end_io(inode, iocb->ki_pos, size, error,
+				  zi->i_wpoffset);
+
+	return error;
+}
+
+static const struct iomap_dio_ops zonefs_write_dio_ops = {
+	.end_io		= zonefs_write_dio_end_io,
+};
+
+static ssize_t zonefs_file_dio_write(struct kiocb *iocb, struct iov_iter *from)
+{
+	struct inode *inode = file_inode(iocb->ki_filp);
+	struct zonefs_inode_info *zi = ZONEFS_I(inode);
+	struct super_block *sb = inode->i_sb;
+	bool seq = zonefs_inode_is_seq(inode);
+	size_t count;
+	ssize_t ret;
+	loff_t pos;
+
+	if (iocb->ki_flags & IOCB_NOWAIT) {
+		if (!inode_trylock(inode))
+			return -EAGAIN;
+	} else {
+		inode_lock(inode);
+	}
+
+	ret = zonefs_write_checks(iocb, from);
+	if (ret <= 0)
+		goto inode_unlock;
+	count = ret;
+	pos = iocb->ki_pos;
+
+	if ((pos | count) & (sb->s_blocksize - 1)) {
+		ret = -EINVAL;
+		goto inode_unlock;
+	}
+
+	ret = file_modified(iocb->ki_filp);
+	if (ret)
+		goto inode_unlock;
+
+	if (seq) {
+		/*
+		 * The write must start at the write pointer as issued, and
+		 * the next one will start where this one ends: move the
+		 * issued write pointer now, before the I/O is submitted.
+		 */
+		mutex_lock(&zi->i_truncate_mutex);
+		if (pos != zi->i_wpoffset) {
+			mutex_unlock(&zi->i_truncate_mutex);
+			ret = -EINVAL;
+			goto inode_unlock;
+		}
+		zi->i_wpoffset += count;
+		mutex_unlock(&zi->i_truncate_mutex);
+	}
+
+	ret = iomap_dio_rw(iocb, from, &zonefs_iomap_ops, &zonefs_write_dio_ops,
+			   0, NULL, 0);
+
+	if (seq && ret != -EIOCBQUEUED && ret < (ssize_t)count) {
+		/*
+		 * Less than reserved was written. A failed I/O has already
+		 * set the write pointer from the device; otherwise give back
+		 * what was not written.
+		 */
+		mutex_lock(&zi->i_truncate_mutex);
+		if (zi->i_wpoffset == pos + count)
+			zi->i_wpoffset = max(pos + max_t(ssize_t, ret, 0),
+					     i_size_read(inode));
+		mutex_unlock(&zi->i_truncate_mutex);
+	}
+
+inode_unlock:
+	inode_unlock(inode);
+
+	return ret;
+}
+
+static ssize_t zonefs_file_buffered_write(struct kiocb *iocb,
+					  struct iov_iter *from)
+{
+	struct inode *inode = file_inode(iocb->ki_filp);
+	ssize_t ret;
+
+	/* A sequential zone only takes direct writes. */
+	if (zonefs_inode_is_seq(inode))
+		return -EOPNOTSUPP;
+
+	inode_lock(inode);
+
+	ret = zonefs_write_checks(iocb, from);
+	if (ret <= 0)
+		goto inode_unlock;
+
+	ret = file_modified(iocb->ki_filp);
+	if (ret)
+		goto inode_unlock;
+
+	ret = iomap_file_buffered_write(iocb, from, &zonefs_iomap_ops);
+	if (ret > 0)
+		iocb->ki_pos += ret;
+	else if (ret == -EIO)
+		zonefs_io_error(inode, true);
+
+inode_unlock:
+	inode_unlock(inode);
+	if (ret > 0)
+		ret = generic_write_sync(iocb, ret);
+
+	return ret;
+}
+
+static ssize_t zonefs_file_write_iter(struct kiocb *iocb,
+				      struct iov_iter *from)
+{
+	ssize_t ret;
+
+	if (iocb->ki_flags & IOCB_DIRECT) {
+		ret = zonefs_file_dio_write(iocb, from);
+		if (ret != -ENOTBLK)
+			return ret;
+	}
+
+	return zonefs_file_buffered_write(iocb, from);
+}
+
+static vm_fault_t zonefs_filemap_page_mkwrite(struct vm_fault *vmf)
+{
+	struct inode *inode = file_inode(vmf->vma->vm_file);
+	vm_fault_t ret;
+
+	if (WARN_ON_ONCE(zonefs_inode_is_seq(inode)))
+		return VM_FAULT_SIGBUS;
+
+	sb_start_pagefault(inode->i_sb);
+	file_update_time(vmf->vma->vm_file);
+
+	filemap_invalidate_lock_shared(inode->i_mapping);
+	ret = iomap_page_mkwrite(vmf, &zonefs_iomap_ops);
+	filemap_invalidate_unlock_shared(inode->i_mapping);
+
+	sb_end_pagefault(inode->i_sb);
+
+	return ret;
+}
+
+static const struct vm_operations_struct zonefs_file_vm_ops = {
+	.fault		= filemap_fault,
+	.map_pages	= filemap_map_pages,
+	.page_mkwrite	= zonefs_filemap_page_mkwrite,
+};
+
+static int zonefs_file_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	/*
+	 * Writing a sequential zone through the page cache could not keep
+	 * to the write pointer: only private or read-only shared mappings.
+	 */
+	if (zonefs_inode_is_seq(file_inode(file)) &&
+	    (vma->vm_flags & VM_SHARED) && (vma->vm_flags & VM_MAYWRITE))
+		return -EINVAL;
+
+	file_accessed(file);
+	vma->vm_ops = &zonefs_file_vm_ops;
+
+	return 0;
+}
+
+static loff_t zonefs_file_llseek(struct file *file, loff_t offset, int whence)
+{
+	loff_t isize = i_size_read(file_inode(file));
+
+	return generic_file_llseek_size(file, offset, whence, isize, isize);
+}
+
+static int zonefs_file_fsync(struct file *file, loff_t start, loff_t end,
+			     int datasync)
+{
+	struct inode *inode = file_inode(file);
+	int ret = 0;
+
+	if (zonefs_inode_zone(inode)->z_flags & ZONEFS_ZONE_OFFLINE)
+		return -EIO;
+
+	/* Sequential files have no dirty pages: direct writes only. */
+	if (!zonefs_inode_is_seq(inode))
+		ret = file_write_and_wait_range(file, start, end);
+	if (!ret)
+		ret = blkdev_issue_flush(inode->i_sb->s_bdev);
+
+	if (ret)
+		zonefs_io_error(inode, true);
+
+	return ret;
+}
+
+/*
+ * The first open for write of a sequential file counts it in
+ * s_wro_seq_files and, with explicit-open, opens its zone, within the
+ * device's open zone limit.
+ */
+static int zonefs_seq_file_write_open(struct inode *inode)
+{
+	struct zonefs_inode_info *zi = ZONEFS_I(inode);
+	struct super_block *sb = inode->i_sb;
+	struct zonefs_sb_info *sbi = ZONEFS_SB(sb);
+	struct zonefs_zone *z = zonefs_inode_zone(inode);
+	unsigned int wro;
+	int ret = 0;
+
+	mutex_lock(&zi->i_truncate_mutex);
+
+	if (zi->i_wr_refcnt)
+		goto count_ref;
+
+	wro = atomic_inc_return(&sbi->s_wro_seq_files);
+	if (!(sbi->s_mount_opts & ZONEFS_MNTOPT_EXPLICIT_OPEN) ||
+	    (z->z_flags & (ZONEFS_ZONE_OFFLINE | ZONEFS_ZONE_READONLY |
+			   ZONEFS_ZONE_RO_MOUNT)))
+		goto count_ref;
+
+	if (sbi->s_max_wro_seq_files && wro > sbi->s_max_wro_seq_files) {
+		ret = -EBUSY;
+		goto dec_wro;
+	}
+
+	/* A full zone cannot be opened; it needs no open either. */
+	if (i_size_read(inode) < zi->i_max_size &&
+	    !(z->z_flags & ZONEFS_ZONE_OPEN)) {
+		ret = zonefs_zone_mgmt(inode, REQ_OP_ZONE_OPEN);
+		if (ret)
+			goto dec_wro;
+		z->z_flags |= ZONEFS_ZONE_OPEN;
+		z->z_cond = BLK_ZONE_COND_EXP_OPEN;
+		zonefs_zone_update_active(sb, zi->i_zidx);
+	}
+
+count_ref:
+	zi->i_wr_refcnt++;
+	mutex_unlock(&zi->i_truncate_mutex);
+	return 0;
+
+dec_wro:
+	atomic_dec(&sbi->s_wro_seq_files);
+	mutex_unlock(&zi->i_truncate_mutex);
+	return ret;
+}
+
+static void zonefs_seq_file_write_close(struct inode *inode)
+{
+	struct zonefs_inode_info *zi = ZONEFS_I(inode);
+	struct super_block *sb = inode->i_sb;
+	struct zonefs_zone *z = zonefs_inode_zone(inode);
+
+	mutex_lock(&zi->i_truncate_mutex);
+
+	if (WARN_ON_ONCE(!zi->i_wr_refcnt) || --zi->i_wr_refcnt)
+		goto unlock;
+
+	if (z->z_flags & ZONEFS_ZONE_OPEN) {
+		/* A zone that filled up is no longer open on the device. */
+		if (i_size_read(inode) < zi->i_max_size &&
+		    !(z->z_flags & ZONEFS_ZONE_OFFLINE) &&
+		    zonefs_zone_mgmt(inode, REQ_OP_ZONE_CLOSE))
+			__zonefs_io_error(inode, false);
+		z->z_flags &= ~ZONEFS_ZONE_OPEN;
+		z->z_cond = i_size_read(inode) ? BLK_ZONE_COND_CLOSED :
+						 BLK_ZONE_COND_EMPTY;
+		zonefs_zone_update_active(sb, zi->i_zidx);
+	}
+	atomic_dec(&ZONEFS_SB(sb)->s_wro_seq_files);
+
+unlock:
+	mutex_unlock(&zi->i_truncate_mutex);
+}
+
+static int zonefs_file_open(struct inode *inode, struct file *file)
+{
+	int ret;
+
+	ret = generic_file_open(inode, file);
+	if (ret)
+		return ret;
+
+	if ((file->f_mode & FMODE_WRITE) && zonefs_inode_is_seq(inode))
+		return zonefs_seq_file_write_open(inode);
+
+	return 0;
+}
+
+static int zonefs_file_release(struct inode *inode, struct file *file)
+{
+	if ((file->f_mode & FMODE_WRITE) && zonefs_inode_is_seq(inode))
+		zonefs_seq_file_write_close(inode);
+
+	return 0;
+}
+
+const struct file_operations zonefs_file_operations = {
+	.open		= zonefs_file_open,
+	.release	= zonefs_file_release,
+	.fsync		= zonefs_file_fsync,
+	.mmap		= zonefs_file_mmap,
+	.llseek		= zonefs_file_llseek,
+	.read_iter	= zonefs_file_read_iter,
+	.write_iter	= zonefs_file_write_iter,
+	.splice_read	= generic_file_splice_read,
+	.splice_write	= iter_file_splice_write,
+	.iopoll		= iocb_bio_iopoll,
+};

@@ -1,0 +1,310 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * zonefs: expose the zones of a zoned block device as files.
+ *
+ * In-memory types shared by the module's files, their accessors, the log
+ * macros and the prototypes of every non-static function, grouped by the
+ * file that defines them.
+ */
+#ifndef _ZONEFS_H
+#define _ZONEFS_H
+
+#include <linux/fs.h>
+#include <linux/magic.h>
+#include <linux/uuid.h>
+#include <linux/mutex.h>
+#include <linux/xarray.h>
+#include <linux/kobject.h>
+#include <linux/completion.h>
+#include <linux/blkdev.h>
+
+#include "zonefs_format.h"
+
+/* Longest file name: a zone's start sector in decimal fits (bytes). */
+#define ZONEFS_NAME_MAX		16
+
+/*
+ * Per-zone state bits (zonefs_zone.z_flags).
+ *
+ * ZONEFS_ZONE_SEQ: a sequential write required (or preferred) zone; clear
+ * for a conventional zone.
+ * ZONEFS_ZONE_OFFLINE: the zone cannot be accessed at all, either because
+ * the device said so or because errors=zone-offline chose to treat it so.
+ * Its file has size 0 and mode 000, and every I/O fails with EIO.
+ * ZONEFS_ZONE_READONLY: the zone can no longer be written, either because
+ * the device said so or because errors=zone-ro chose to treat it so.
+ * ZONEFS_ZONE_RO_MOUNT: the zone was read-only when the file system was
+ * mounted: its write pointer is meaningless, so its file has size 0 and
+ * mode 000.
+ * ZONEFS_ZONE_OPEN: this module explicitly opened the zone (explicit-open).
+ * ZONEFS_ZONE_ACTIVE: the zone is counted in s_active_seq_files.
+ */
+#define ZONEFS_ZONE_SEQ		(1U << 0)
+#define ZONEFS_ZONE_OFFLINE	(1U << 1)
+#define ZONEFS_ZONE_READONLY	(1U << 2)
+#define ZONEFS_ZONE_RO_MOUNT	(1U << 3)
+#define ZONEFS_ZONE_OPEN	(1U << 4)
+#define ZONEFS_ZONE_ACTIVE	(1U << 5)
+
+/**
+ * struct zonefs_zone - what is kept in memory for each zone of the device
+ * @z_wpoff:	write pointer offset in the zone, which is the size of a
+ *		sequential zone's file (file system blocks)
+ * @z_cond:	zone condition (BLK_ZONE_COND_*) as last reported
+ * @z_flags:	ZONEFS_ZONE_* bits
+ * @z_pad:	unused, keeps the record 8 bytes long
+ *
+ * This is the only per-zone record, so it is kept small: 8 bytes per zone,
+ * i.e. 600 KB for 75,000 zones. The zone start is the zone index times the
+ * zone size and the capacity is shared (zonefs_sb_info.s_zone_cap), so
+ * neither is stored. Only when zone capacities differ does a u32 per zone
+ * array (zonefs_sb_info.s_zone_caps) add 4 bytes, and only when the files
+ * of a group do not map one to one onto contiguous zones does the group's
+ * map add 4 bytes per file. Everything else (inodes, dentries) is created
+ * on lookup and can be reclaimed; chmod/chown of a file is remembered in
+ * zonefs_sb_info.s_attrs, which holds entries for changed files only.
+ *
+ * Updates to a zone's record are made with its file's i_truncate_mutex
+ * held, or at mount time before any file exists.
+ */
+struct zonefs_zone {
+	u32	z_wpoff;
+	u8	z_cond;
+	u8	z_flags;
+	u16	z_pad;
+};
+
+/**
+ * enum zonefs_ztype - file groups, one per sub-directory of the root
+ * @ZONEFS_ZTYPE_CNV:	conventional zones, directory "cnv"
+ * @ZONEFS_ZTYPE_SEQ:	sequential zones, directory "seq"
+ * @ZONEFS_ZTYPE_MAX:	number of groups
+ */
+enum zonefs_ztype {
+	ZONEFS_ZTYPE_CNV,
+	ZONEFS_ZTYPE_SEQ,
+	ZONEFS_ZTYPE_MAX,
+};
+
+/**
+ * struct zonefs_zone_group - the files of one sub-directory
+ * @g_nr_files:	number of files in the group
+ * @g_first:	zone index of file 0, used when @g_map is NULL
+ * @g_map:	zone index of each file's first zone, in increasing order, or
+ *		NULL when file i is zone @g_first + i
+ * @g_nzones:	number of zones of each file (aggr_cnv), or NULL when every
+ *		file is one zone
+ */
+struct zonefs_zone_group {
+	unsigned int	g_nr_files;
+	unsigned int	g_first;
+	u32		*g_map;
+	u32		*g_nzones;
+};
+
+/**
+ * struct zonefs_attr - chmod/chown state of a file kept across evictions
+ * @a_mode:	file mode (permission bits and file type)
+ * @a_uid:	owner
+ * @a_gid:	group
+ */
+struct zonefs_attr {
+	umode_t	a_mode;
+	kuid_t	a_uid;
+	kgid_t	a_gid;
+};
+
+/* Mount options (zonefs_sb_info.s_mount_opts). */
+#define ZONEFS_MNTOPT_ERRORS_RO		(1U << 0) /* remount read-only */
+#define ZONEFS_MNTOPT_ERRORS_ZRO	(1U << 1) /* make the zone read-only */
+#define ZONEFS_MNTOPT_ERRORS_ZOL	(1U << 2) /* make the zone offline */
+#define ZONEFS_MNTOPT_ERRORS_REPAIR	(1U << 3) /* fix the size, go on */
+#define ZONEFS_MNTOPT_ERRORS_MASK	\
+	(ZONEFS_MNTOPT_ERRORS_RO | ZONEFS_MNTOPT_ERRORS_ZRO | \
+	 ZONEFS_MNTOPT_ERRORS_ZOL | ZONEFS_MNTOPT_ERRORS_REPAIR)
+#define ZONEFS_MNTOPT_EXPLICIT_OPEN	(1U << 4) /* open zones explicitly */
+#define ZONEFS_MNTOPT_DEFAULT		ZONEFS_MNTOPT_ERRORS_RO
+
+/**
+ * struct zonefs_sb_info - per mount state
+ * @s_mount_opts:	ZONEFS_MNTOPT_* bits
+ * @s_features:		superblock feature bits (ZONEFS_F_*)
+ * @s_uid:		default owner of files
+ * @s_gid:		default group of files
+ * @s_perm:		default permission bits of files
+ * @s_uuid:		volume UUID
+ * @s_zone_sectors_shift: log2 of the zone size (512B sectors)
+ * @s_nr_zones:		number of zones of the device
+ * @s_zone_cap:		capacity of every zone when @s_zone_caps is NULL
+ *			(512B sectors)
+ * @s_zone_caps:	capacity of each zone (512B sectors), or NULL
+ * @s_zones:		array of @s_nr_zones zone records
+ * @s_groups:		cnv and seq file groups
+ * @s_blocks:		sum of the capacities of the files (blocks)
+ * @s_used_blocks:	blocks written in sequential files, plus the whole
+ *			capacity of conventional files (blocks)
+ * @s_max_wro_seq_files: device's max open zones (0: no limit)
+ * @s_max_active_seq_files: device's max active zones (0: no limit)
+ * @s_wro_seq_files:	sequential files open for write
+ * @s_active_seq_files:	sequential zones open or partially written
+ * @s_attrs:		zone index -> struct zonefs_attr for files whose mode
+ *			or owner was changed since mount
+ * @s_kobj:		sysfs directory /sys/fs/zonefs/<dev>
+ * @s_kobj_unregister:	completed when @s_kobj is released
+ * @s_sysfs_registered:	@s_kobj was added
+ */
+struct zonefs_sb_info {
+	unsigned int		s_mount_opts;
+	u64			s_features;
+	kuid_t			s_uid;
+	kgid_t			s_gid;
+	umode_t			s_perm;
+	uuid_t			s_uuid;
+
+	unsigned int		s_zone_sectors_shift;
+	unsigned int		s_nr_zones;
+	u32			s_zone_cap;
+	u32			*s_zone_caps;
+	struct zonefs_zone	*s_zones;
+	struct zonefs_zone_group s_groups[ZONEFS_ZTYPE_MAX];
+
+	u64			s_blocks;
+	atomic64_t		s_used_blocks;
+
+	unsigned int		s_max_wro_seq_files;
+	unsigned int		s_max_active_seq_files;
+	atomic_t		s_wro_seq_files;
+	atomic_t		s_active_seq_files;
+
+	struct xarray		s_attrs;
+
+	struct kobject		s_kobj;
+	struct completion	s_kobj_unregister;
+	bool			s_sysfs_registered;
+};
+
+/**
+ * struct zonefs_inode_info - in-memory inode of a zonefs file or directory
+ * @i_vnode:		the VFS inode
+ * @i_zidx:		index of the file's first zone (files only)
+ * @i_nzones:		number of zones of the file (files only)
+ * @i_max_size:		file capacity (bytes)
+ * @i_wpoffset:		write pointer of a sequential file as issued: the
+ *			end of the last write submitted, which is ahead of
+ *			i_size while writes are in flight (bytes)
+ * @i_wr_refcnt:	number of open file descriptions with write access
+ * @i_truncate_mutex:	serializes changes of @i_wpoffset, i_size, the zone
+ *			record and @i_wr_refcnt
+ *
+ * Lock order: inode->i_rwsem, then mapping->invalidate_lock, then
+ * i_truncate_mutex.
+ */
+struct zonefs_inode_info {
+	struct inode		i_vnode;
+	unsigned int		i_zidx;
+	unsigned int		i_nzones;
+	loff_t			i_max_size;
+	loff_t			i_wpoffset;
+	unsigned int		i_wr_refcnt;
+	struct mutex		i_truncate_mutex;
+};
+
+static inline struct zonefs_sb_info *ZONEFS_SB(struct super_block *sb)
+{
+	return sb->s_fs_info;
+}
+
+static inline struct zonefs_inode_info *ZONEFS_I(struct inode *inode)
+{
+	return container_of(inode, struct zonefs_inode_info, i_vnode);
+}
+
+/* The zone record of a file's first zone. */
+static inline struct zonefs_zone *zonefs_inode_zone(struct inode *inode)
+{
+	return &ZONEFS_SB(inode->i_sb)->s_zones[ZONEFS_I(inode)->i_zidx];
+}
+
+static inline bool zonefs_zone_is_seq(const struct zonefs_zone *z)
+{
+	return z->z_flags & ZONEFS_ZONE_SEQ;
+}
+
+static inline bool zonefs_inode_is_seq(struct inode *inode)
+{
+	return zonefs_zone_is_seq(zonefs_inode_zone(inode));
+}
+
+/* Start sector of zone @zidx. */
+static inline sector_t zonefs_zone_start(struct zonefs_sb_info *sbi,
+					 unsigned int zidx)
+{
+	return (sector_t)zidx << sbi->s_zone_sectors_shift;
+}
+
+/* Capacity of zone @zidx (512B sectors). */
+static inline sector_t zonefs_zone_cap(struct zonefs_sb_info *sbi,
+				       unsigned int zidx)
+{
+	if (sbi->s_zone_caps)
+		return sbi->s_zone_caps[zidx];
+	return sbi->s_zone_cap;
+}
+
+static inline unsigned int zonefs_root_ino(struct zonefs_sb_info *sbi)
+{
+	return sbi->s_nr_zones;
+}
+
+static inline unsigned int zonefs_group_ino(struct zonefs_sb_info *sbi,
+					    enum zonefs_ztype ztype)
+{
+	return sbi->s_nr_zones + 1 + ztype;
+}
+
+#define zonefs_err(sb, fmt, args...) \
+	printk(KERN_ERR "zonefs (%s): " fmt, (sb)->s_id, ##args)
+#define zonefs_warn(sb, fmt, args...) \
+	printk(KERN_WARNING "zonefs (%s): " fmt, (sb)->s_id, ##args)
+#define zonefs_info(sb, fmt, args...) \
+	printk(KERN_INFO "zonefs (%s): " fmt, (sb)->s_id, ##args)
+#define zonefs_dbg(sb, fmt, args...) \
+	pr_debug("zonefs (%s): " fmt, (sb)->s_id, ##args)
+#define zonefs_err_ratelimited(sb, fmt, args...) \
+	printk_ratelimited(KERN_ERR "zonefs (%s): " fmt, (sb)->s_id, ##args)
+#define zonefs_warn_ratelimited(sb, fmt, args...) \
+	printk_ratelimited(KERN_WARNING "zonefs (%s): " fmt, (sb)->s_id, \
+			   ##args)
+
+/* super.c */
+extern struct kmem_cache *zonefs_inode_cachep;
+
+/* dir.c */
+struct inode *zonefs_iget(struct super_block *sb, unsigned int ino);
+int zonefs_make_root(struct super_block *sb);
+extern const struct inode_operations zonefs_dir_inode_operations;
+extern const struct file_operations zonefs_dir_operations;
+
+/* file.c */
+void zonefs_file_init(struct inode *inode);
+extern const struct inode_operations zonefs_file_inode_operations;
+extern const struct file_operations zonefs_file_operations;
+extern const struct address_space_operations zonefs_file_aops;
+
+/* zone.c */
+int zonefs_init_zones(struct super_block *sb);
+void zonefs_free_zones(struct zonefs_sb_info *sbi);
+int zonefs_close_open_zones(struct super_block *sb);
+int zonefs_zone_mgmt(struct inode *inode, enum req_op op);
+void zonefs_zone_set_wpoff(struct inode *inode, loff_t size);
+void zonefs_zone_update_active(struct super_block *sb, unsigned int zidx);
+void __zonefs_io_error(struct inode *inode, bool write);
+void zonefs_io_error(struct inode *inode, bool write);
+
+/* sysfs.c */
+int zonefs_sysfs_register(struct super_block *sb);
+void zonefs_sysfs_unregister(struct super_block *sb);
+int zonefs_sysfs_init(void);
+void zonefs_sysfs_exit(void);
+
+#endif /* _ZONEFS_H */

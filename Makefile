@@ -5,9 +5,8 @@
 SHELL := /bin/bash
 TOP := $(CURDIR)
 
-# Testbed options, passed through to testbed/ scripts (see testbed/config).
-export ZONE_MB CONV SIZE_GB LBA OPEN TRANSPORT DISK SHARE CMD FORMAT VM_MEM VM_CPUS VM_TIMEOUT KVER
-export HOST_GROUPS GUEST_GROUPS TESTS_ARGS
+# Options given on the command line (ZONE_MB=, CMD=, ...) reach the testbed
+# scripts through the environment; testbed/config lists them with defaults.
 
 .PHONY: all deps tools module helpers images testbed boot check test bench clean testbed-reset
 

@@ -52,7 +52,9 @@ tb_mount_basics() {
 	grep -qw tb_debug /proc/cmdline && set -x
 	mount -t sysfs sysfs /sys
 	mount -t tmpfs -o mode=0755 tmpfs /run
-	mount -t tmpfs tmpfs /tmp
+	# /tmp stays on the overlay's tmpfs: a tmpfs mounted on it would hide
+	# a repository checked out under /tmp.
+	chmod 1777 /tmp
 	mkdir -p /dev/pts /dev/shm /run/lock
 	mount -t devpts devpts /dev/pts
 	mount -t configfs configfs /sys/kernel/config 2>/dev/null

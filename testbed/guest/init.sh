@@ -56,6 +56,11 @@ tb_mount_basics() {
 	# a repository checked out under /tmp.
 	chmod 1777 /tmp
 	mkdir -p /dev/pts /dev/shm /run/lock
+	# devtmpfs has no /dev/fd: bash's process substitution needs it.
+	ln -sfn /proc/self/fd /dev/fd
+	ln -sfn /proc/self/fd/0 /dev/stdin
+	ln -sfn /proc/self/fd/1 /dev/stdout
+	ln -sfn /proc/self/fd/2 /dev/stderr
 	mount -t devpts devpts /dev/pts
 	mount -t configfs configfs /sys/kernel/config 2>/dev/null
 	mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null

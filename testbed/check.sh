@@ -24,9 +24,13 @@ tb_log "plan: host groups [${host_groups[*]}], then one guest boot for [${guest_
 t0=$(date +%s)
 mkdir -p "$RESULTS/host"
 echo "TAP version 13"
-# shellcheck disable=SC2086
-"$TOP/tests/run" -b -o "$RESULTS/host" $TESTS_ARGS "${host_groups[@]}"
-read -r hp hf hs <"$RESULTS/host/counts"
+hp=0 hf=0 hs=0
+if [ ${#host_groups[@]} -gt 0 ]; then
+	rm -f "$RESULTS/host/counts"
+	# shellcheck disable=SC2086
+	"$TOP/tests/run" -b -o "$RESULTS/host" $TESTS_ARGS "${host_groups[@]}"
+	read -r hp hf hs <"$RESULTS/host/counts" || hf=1
+fi
 n=$((hp + hf + hs))
 tb_log "host tests: $hp passed, $hf failed, $hs skipped in $(($(date +%s) - t0)) s"
 

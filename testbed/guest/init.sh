@@ -104,7 +104,7 @@ tb_install_module() {
 
 # Write the device map the tests and the job read.
 tb_start_disks() {
-	local spec name lun zmb conv sgb lba open dev
+	local spec name lun zmb conv sgb lba open dev var
 	: >/run/zonefs-testbed.env
 	if [ "$TB_DISK" = passthrough ]; then
 		modprobe virtio_scsi
@@ -133,7 +133,9 @@ tb_start_disks() {
 		dev=$(tb_lun_dev "$lun") || tb_fail "LUN $lun ($name) did not appear"
 		[ "$(cat "/sys/block/${dev#/dev/}/queue/zoned")" = host-managed ] ||
 			tb_fail "$dev is not host-managed"
-		echo "$(echo "$name" | tr '[:lower:]-' '[:upper:]_')=$dev" >>/run/zonefs-testbed.env
+		var=$(echo "$name" | tr '[:lower:]-' '[:upper:]_')
+		echo "$var=$dev" >>/run/zonefs-testbed.env
+		echo "${var}_FILE=$TB_ZBC_DIR/$name.zbc" >>/run/zonefs-testbed.env
 	done
 }
 

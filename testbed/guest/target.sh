@@ -43,26 +43,31 @@ tb_stop_tcmu() {
 }
 
 # tb_add_disk NAME LUN ZONE_MB CONV SIZE_GB LBA OPEN
-# Creates the backstore. A backing file whose geometry stamp matches is
-# reopened with its data: the zbc handler reformats whenever the config
-# string carries options, and reopens when it carries only the path.
+# Creates the backstore. The zbc handler formats its backing file whenever
+# the config string carries options, and reopens it with its data when the
+# string is only the path. So a new geometry is formatted once, through a
+# short-lived backstore, and the real one always opens by path: then a
+# restarted tcmu-runner (a test killing the target) never wipes the disk.
 tb_add_disk() {
 	local name=$1 lun=$2 zmb=$3 conv=$4 sgb=$5 lba=$6 open=$7
-	local file=$TB_ZBC_DIR/$name.zbc geom cfg dir
+	local file=$TB_ZBC_DIR/$name.zbc geom dir
 	local size=$((sgb * 1024 * 1024 * 1024))
 
 	geom="model-HM/lba-$lba/zsize-$zmb/conv-$conv/open-$open"
-	if [ -f "$file" ] && [ "$(cat "$file.geom" 2>/dev/null)" = "$geom/$size" ]; then
-		cfg=$file
-	else
+	if [ ! -f "$file" ] || [ "$(cat "$file.geom" 2>/dev/null)" != "$geom/$size" ]; then
 		rm -f "$file" "$file.geom"
-		cfg="$geom@$file"
+		dir=$TB_CFS/core/user_$lun/format_$name
+		mkdir -p "$dir" || return 1
+		echo -n "dev_config=zbc/$geom@$file,dev_size=$size" >"$dir/control" || return 1
+		echo 1 >"$dir/enable" || return 1
+		rmdir "$dir" || return 1
+		[ -f "$file" ] || return 1
+		echo "$geom/$size" >"$file.geom"
 	fi
 	dir=$TB_CFS/core/user_$lun/$name
 	mkdir -p "$dir" || return 1
-	echo -n "dev_config=zbc/$cfg,dev_size=$size,hw_max_sectors=2048" >"$dir/control" || return 1
+	echo -n "dev_config=zbc/$file,dev_size=$size,hw_max_sectors=2048" >"$dir/control" || return 1
 	echo 1 >"$dir/enable" || return 1
-	echo "$geom/$size" >"$file.geom"
 	tb_export_lun "$dir" "$lun" "$name"
 }
 

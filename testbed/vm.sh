@@ -7,6 +7,7 @@
 #   testbed/vm.sh boot      ... then format (if blank), mount zonefs on /mnt,
 #                           run $CMD (or an interactive shell)
 #   testbed/vm.sh check     ... run the guest test groups ($TESTS), TAP on stdout
+#   testbed/vm.sh bench     ... run bench/guest.sh; results in results/bench/
 #
 # Environment: see testbed/config, plus CMD, TESTS, DISK (a host zoned block
 # device to pass through instead of the iSCSI disk), SHARE (a host directory
@@ -24,12 +25,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 mode=${1:-}
 case "$mode" in
-testbed | boot | check) ;;
-*) echo "usage: $0 testbed|boot|check" >&2; exit 2 ;;
+testbed | boot | check | bench) ;;
+*) echo "usage: $0 testbed|boot|check|bench" >&2; exit 2 ;;
 esac
 
 : "${CMD:=}" "${TESTS:=}" "${DISK:=}" "${SHARE:=}" "${FORMAT:=0}"
-: "${DISKSET:=$([ "$mode" = check ] && echo check || echo user)}"
+: "${DISKSET:=$(case "$mode" in check | bench) echo "$mode" ;; *) echo user ;; esac)}"
 
 kver=$(tb_kver) || tb_die "no Debian 6.1 kernel with headers installed: run 'make deps'"
 kernel=/boot/vmlinuz-$kver
@@ -47,11 +48,13 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# The disk sets. NAME:LUN:ZONE_MB:CONV:SIZE_GB:LBA:OPEN, one per LUN; NAME
+# The disk sets. NAME:LUN:ZONE_MB:CONV:SIZE_MB:LBA:OPEN, one per LUN; NAME
 # becomes the variable (ZBC_DEV, ...) that tells the tests its /dev/sdX.
+# The bench set adds a 75,000-zone disk (4.6 TiB, sparse: about 5 MB used).
 case "$DISKSET" in
-user) disks="zbc_dev:0:$ZONE_MB:$CONV:$SIZE_GB:$LBA:$OPEN" ;;
-check) disks="zbc_dev:0:64:4:4:4096:8 zbc_dev_512:1:16:2:1:512:8 zbc_dev_nocnv:2:16:0:1:4096:8" ;;
+user) disks="zbc_dev:0:$ZONE_MB:$CONV:$((SIZE_GB * 1024)):$LBA:$OPEN" ;;
+check) disks="zbc_dev:0:64:4:4096:4096:8 zbc_dev_512:1:16:2:1024:512:8 zbc_dev_nocnv:2:16:0:1024:4096:8" ;;
+bench) disks="zbc_dev:0:64:4:4096:4096:8 zbc_big:1:64:4:$((75000 * 64)):4096:128" ;;
 *) tb_die "DISKSET must be user or check" ;;
 esac
 case "$LBA" in
@@ -77,6 +80,26 @@ if [ "$mode" = boot ] && [ -z "$CMD" ] && [ ! -t 0 ]; then
 fi
 
 "$TOP/images/mkinitramfs.sh"
+
+# The module indexes for the guest, with our zonefs.ko under updates/, made
+# here with the host's depmod: in the guest, under TCG and reading every
+# module over 9p, depmod -a takes minutes.
+depmod_dir=$IMAGES_OUT/depmod-$kver
+ko=$TOP/module/zonefs.ko
+if [ -f "$ko" ] && { [ ! -f "$depmod_dir/modules.dep.bin" ] || [ "$ko" -nt "$depmod_dir/modules.dep.bin" ]; }; then
+	stage=$(mktemp -d)
+	sroot=$stage/lib/modules/$kver
+	mkdir -p "$sroot/updates"
+	cp -rs "/lib/modules/$kver/kernel" "$sroot/kernel"
+	cp "/lib/modules/$kver"/modules.{order,builtin,builtin.modinfo} "$sroot/"
+	cp "$ko" "$sroot/updates/zonefs.ko"
+	depmod -b "$stage" "$kver" || tb_die "depmod for the guest failed"
+	rm -rf "$depmod_dir"
+	mkdir -p "$depmod_dir"
+	cp "$sroot"/modules.* "$depmod_dir/"
+	rm -rf "$stage"
+	tb_log "module indexes with our zonefs.ko: $depmod_dir"
+fi
 
 mkdir -p "$DISKS_DIR"
 store=$DISKS_DIR/$DISKSET.img

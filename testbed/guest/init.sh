@@ -92,19 +92,24 @@ tb_mount_results() {
 # Our module goes where a distribution package would put it, so that
 # modprobe, modinfo and the kernel's auto-load on mount -t zonefs all find
 # ours before the stock fs/zonefs/zonefs.ko.
+# The indexes come from the host (vm.sh), which ran depmod over the same
+# tree with our module added.
 tb_install_module() {
-	local ko=$TB_TOP/module/zonefs.ko dst
+	local ko=$TB_TOP/module/zonefs.ko kdir dst
+	kdir=/lib/modules/$(uname -r)
 	[ -f "$ko" ] || return 0
-	dst=/lib/modules/$(uname -r)/updates
+	[ -f "$TB_TOP/images/out/depmod-$(uname -r)/modules.dep.bin" ] ||
+		tb_fail "no module indexes for our zonefs.ko in images/out"
+	dst=$kdir/updates
 	mkdir -p "$dst"
 	cp "$ko" "$dst/zonefs.ko"
-	depmod -a
+	cp "$TB_TOP/images/out/depmod-$(uname -r)"/modules.* "$kdir/"
 	[ "$(modinfo -n zonefs)" = "$dst/zonefs.ko" ] || tb_fail "modprobe would not pick our zonefs.ko"
 }
 
 # Write the device map the tests and the job read.
 tb_start_disks() {
-	local spec name lun zmb conv sgb lba open dev var
+	local spec name lun zmb conv smb lba open dev var
 	: >/run/zonefs-testbed.env
 	if [ "$TB_DISK" = passthrough ]; then
 		modprobe virtio_scsi
@@ -122,8 +127,8 @@ tb_start_disks() {
 	tb_start_tcmu || tb_fail "tcmu-runner did not start"
 	tb_start_port || tb_fail "cannot create the $TB_TRANSPORT target port"
 	for spec in $TB_DISKS; do
-		IFS=: read -r name lun zmb conv sgb lba open <<<"$spec"
-		tb_add_disk "$name" "$lun" "$zmb" "$conv" "$sgb" "$lba" "$open" ||
+		IFS=: read -r name lun zmb conv smb lba open <<<"$spec"
+		tb_add_disk "$name" "$lun" "$zmb" "$conv" "$smb" "$lba" "$open" ||
 			tb_fail "cannot create backstore $name ($spec); see /var/log/tcmu"
 	done
 	tb_enable_port || tb_fail "cannot enable the target port"

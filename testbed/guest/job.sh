@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The guest's job, once the disks are up: job.sh testbed|boot|check.
+# The guest's job, once the disks are up: job.sh testbed|boot|check|bench.
 # Runs in the repository (read-only) with the device map from
 # /run/zonefs-testbed.env. Its exit status is the run's verdict.
 set -uo pipefail
@@ -80,9 +80,14 @@ tb_tap_port() {
 	return 1
 }
 
+mode_bench() {
+	"$TB_TOP/bench/guest.sh" /results
+}
+
 case "${1:-}" in
 testbed) mode_testbed ;;
+bench) mode_bench ;;
 boot) mode_boot ;;
 check) mode_check ;;
-*) echo "usage: job.sh testbed|boot|check" >&2; exit 2 ;;
+*) echo "usage: job.sh testbed|boot|check|bench" >&2; exit 2 ;;
 esac

@@ -42,16 +42,16 @@ tb_stop_tcmu() {
 	rm -f /run/tcmu-runner.pid
 }
 
-# tb_add_disk NAME LUN ZONE_MB CONV SIZE_GB LBA OPEN
+# tb_add_disk NAME LUN ZONE_MB CONV SIZE_MB LBA OPEN
 # Creates the backstore. The zbc handler formats its backing file whenever
 # the config string carries options, and reopens it with its data when the
 # string is only the path. So a new geometry is formatted once, through a
 # short-lived backstore, and the real one always opens by path: then a
 # restarted tcmu-runner (a test killing the target) never wipes the disk.
 tb_add_disk() {
-	local name=$1 lun=$2 zmb=$3 conv=$4 sgb=$5 lba=$6 open=$7
+	local name=$1 lun=$2 zmb=$3 conv=$4 smb=$5 lba=$6 open=$7
 	local file=$TB_ZBC_DIR/$name.zbc geom dir
-	local size=$((sgb * 1024 * 1024 * 1024))
+	local size=$((smb * 1024 * 1024))
 
 	geom="model-HM/lba-$lba/zsize-$zmb/conv-$conv/open-$open"
 	if [ ! -f "$file" ] || [ "$(cat "$file.geom" 2>/dev/null)" != "$geom/$size" ]; then

@@ -1,0 +1,467 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The benchmark's guest side: bench/guest.sh OUT. testbed/vm.sh bench runs
+# it in the guest with the device map in /run/zonefs-testbed.env:
+#
+#   $ZBC_BIG  75,000 zones: mount time, kernel memory per zone, ls -l of
+#             seq/, stat of one file, memory after the walk and after
+#             dropping caches, unmount time;
+#   $ZBC_DEV  4 GiB: 1 MiB O_DIRECT writes and reads, buffered reads, 4 KiB
+#             O_DIRECT appends with fsync, at QD 1 (psync) and QD 8 (libaio).
+#
+# Each measure runs for our zonefs.ko, Debian's stock zonefs.ko and, where it
+# applies, the raw device; the two modules are never loaded at once. Every
+# sample becomes one line of OUT/samples.tsv (measure, target, run, value);
+# a value that is not a number says why there is none ("fails: EIO",
+# "n/a: ..."). bench/report.py turns the samples into the table.
+#
+# Parameters (from results/bench.env, written by bench/run.sh): BENCH_REPS,
+# BENCH_MB, BENCH_APPEND_MB, BENCH_SCALE.
+set -euo pipefail
+
+out=${1:?usage: guest.sh OUT}
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+
+# shellcheck source=/dev/null
+. /run/zonefs-testbed.env
+if [ -f "$top/results/bench.env" ]; then
+	# shellcheck source=/dev/null
+	. "$top/results/bench.env"
+fi
+: "${BENCH_REPS:=3}"		# runs of every measure
+: "${BENCH_MB:=256}"		# MiB per 1 MiB-block throughput run
+: "${BENCH_APPEND_MB:=8}"	# MiB per 4 KiB append run
+: "${BENCH_SCALE:=1}"		# 0: skip the 75,000-zone measures
+
+MKZONEFS=$top/tools/mkzonefs
+ZONE_REPORT=$top/tests/helpers/bin/zone_report
+KVER=$(uname -r)
+OURS_KO=/lib/modules/$KVER/updates/zonefs.ko
+STOCK_KO=/lib/modules/$KVER/kernel/fs/zonefs/zonefs.ko
+MNT=/mnt
+SAMPLES=$out/samples.tsv
+NOTES=$out/notes.txt
+tmp=$(mktemp -d)
+why=
+marker=0
+
+cleanup() {
+	cd /
+	mountpoint -q "$MNT" && umount "$MNT"
+	[ -d /sys/module/zonefs ] && rmmod zonefs
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+log() {
+	printf 'bench: [%4ds] %s\n' "$SECONDS" "$*"
+}
+
+now() {
+	date +%s.%N
+}
+
+# elapsed T0: seconds since T0, 3 decimals.
+elapsed() {
+	awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }'
+}
+
+# rec MEASURE TARGET RUN VALUE
+rec() {
+	printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" >>"$SAMPLES"
+	log "$1 $2 #$3: $4"
+}
+
+note() {
+	echo "$*" >>"$NOTES"
+}
+
+# Kernel messages since the last kmsg_mark, zonefs lines only.
+kmsg_mark() {
+	marker=$((marker + 1))
+	echo "zonefs-bench: mark $marker" >/dev/kmsg
+}
+
+kmsg_since() {
+	dmesg | sed -n "/zonefs-bench: mark $marker\$/,\$p" | grep -i zonefs |
+		grep -v 'zonefs-bench: mark' | sed 's/^\[[ 0-9.]*\] //' || true
+}
+
+# --- modules ---------------------------------------------------------------
+
+unmount() {
+	if mountpoint -q "$MNT"; then
+		umount "$MNT"
+	fi
+}
+
+mod_unload() {
+	unmount
+	if [ -d /sys/module/zonefs ]; then
+		rmmod zonefs
+	fi
+}
+
+# use TARGET: make TARGET's module the loaded zonefs (raw: none). On
+# failure, says why in $why. Our module is out of tree and unsigned, so
+# its taint holds O; the stock one's does not: that tells them apart.
+use() {
+	why=
+	mod_unload || { why="n/a: cannot unload zonefs"; return 1; }
+	case "$1" in
+	raw) return 0 ;;
+	ours)
+		[ -f "$OURS_KO" ] || { why="n/a: our zonefs.ko is not built"; return 1; }
+		modprobe zonefs 2>"$tmp/mod.err" ||
+			{ why="n/a: modprobe failed: $(head -n 1 "$tmp/mod.err")"; return 1; }
+		grep -q O /sys/module/zonefs/taint ||
+			{ why="n/a: modprobe loaded another zonefs"; return 1; }
+		;;
+	stock)
+		[ -f "$STOCK_KO" ] || { why="n/a: no $STOCK_KO"; return 1; }
+		insmod "$STOCK_KO" 2>"$tmp/mod.err" ||
+			{ why="n/a: insmod failed: $(head -n 1 "$tmp/mod.err")"; return 1; }
+		! grep -q O /sys/module/zonefs/taint ||
+			{ why="n/a: insmod loaded an out-of-tree zonefs"; return 1; }
+		;;
+	esac
+}
+
+# fs_mount DEV: mount DEV on $MNT with the loaded zonefs; $why on failure.
+fs_mount() {
+	if ! timeout 600 mount -t zonefs "$1" "$MNT" 2>"$tmp/mount.err"; then
+		why="fails: mount: $(head -n 1 "$tmp/mount.err")"
+		return 1
+	fi
+}
+
+# --- memory ----------------------------------------------------------------
+
+shrink_slabs() {
+	local f
+	for f in /sys/kernel/slab/*/shrink; do
+		echo 1 2>/dev/null >"$f" || true
+	done
+}
+
+settle() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	shrink_slabs
+}
+
+# Kernel memory in kB: slab (reclaimable and not), vmalloc and per-cpu.
+kmem_kb() {
+	awk '/^(Slab|VmallocUsed|Percpu):/ { s += $2 } END { print s }' /proc/meminfo
+}
+
+memfree_kb() {
+	awk '/^MemFree:/ { print $2 }' /proc/meminfo
+}
+
+# per_zone KB_BEFORE KB_AFTER ZONES: bytes per zone, 1 decimal.
+per_zone() {
+	awk -v a="$1" -v b="$2" -v n="$3" 'BEGIN { printf "%.1f", (b - a) * 1024 / n }'
+}
+
+# --- scale: 75,000 zones ---------------------------------------------------
+
+SCALE_MEASURES="scale.mount scale.mem_mount scale.memfree_mount scale.stat scale.ls scale.mem_walk scale.mem_drop scale.umount"
+
+scale_na() {
+	local m
+	for m in $SCALE_MEASURES; do
+		rec "$m" "$1" "$2" "$3"
+	done
+}
+
+scale_run() {
+	local t=$1 run=$2 dev=$ZBC_BIG nz m0 m1 m2 m3 f0 f1 t0 dt n
+	nz=$(cat "/sys/block/${dev#/dev/}/queue/nr_zones")
+	use "$t" || { scale_na "$t" "$run" "$why"; return 0; }
+	settle
+	m0=$(kmem_kb)
+	f0=$(memfree_kb)
+	kmsg_mark
+	t0=$(now)
+	if ! fs_mount "$dev"; then
+		scale_na "$t" "$run" "$why"
+		note "$t scale mount: $(kmsg_since | head -n 3 | tr '\n' ' ')"
+		return 0
+	fi
+	rec scale.mount "$t" "$run" "$(elapsed "$t0")"
+	settle
+	m1=$(kmem_kb)
+	f1=$(memfree_kb)
+	rec scale.mem_mount "$t" "$run" "$(per_zone "$m0" "$m1" "$nz")"
+	rec scale.memfree_mount "$t" "$run" "$(per_zone "$f1" "$f0" "$nz")"
+
+	t0=$(now)
+	if stat "$MNT/seq/$((nz / 2))" >/dev/null 2>"$tmp/stat.err"; then
+		rec scale.stat "$t" "$run" "$(awk -v s="$(elapsed "$t0")" 'BEGIN { printf "%.1f", s * 1000 }')"
+	else
+		rec scale.stat "$t" "$run" "fails: $(head -n 1 "$tmp/stat.err")"
+	fi
+
+	t0=$(now)
+	# shellcheck disable=SC2012 # ls -l of every file is the measure
+	n=$(ls -l "$MNT/seq" 2>/dev/null | wc -l) || true
+	dt=$(elapsed "$t0")
+	# ls -l prints a "total" line first.
+	if [ "$((n - 1))" -ge "$((nz / 2))" ]; then
+		rec scale.ls "$t" "$run" "$dt"
+	else
+		rec scale.ls "$t" "$run" "fails: listed $((n - 1)) files"
+	fi
+	sync
+	shrink_slabs
+	m2=$(kmem_kb)
+	rec scale.mem_walk "$t" "$run" "$(per_zone "$m0" "$m2" "$nz")"
+	settle
+	m3=$(kmem_kb)
+	rec scale.mem_drop "$t" "$run" "$(per_zone "$m0" "$m3" "$nz")"
+
+	t0=$(now)
+	if umount "$MNT"; then
+		rec scale.umount "$t" "$run" "$(elapsed "$t0")"
+	else
+		rec scale.umount "$t" "$run" "fails: umount"
+	fi
+	mod_unload
+}
+
+scale() {
+	local run t t0 nz
+	nz=$(cat "/sys/block/${ZBC_BIG#/dev/}/queue/nr_zones")
+	log "scale: $ZBC_BIG, $nz zones: formatting with mkzonefs -f"
+	mod_unload
+	t0=$(now)
+	if timeout 1200 "$MKZONEFS" -f "$ZBC_BIG" >"$out/mkzonefs-big.log" 2>&1; then
+		rec scale.format tool 1 "$(elapsed "$t0")"
+	else
+		rec scale.format tool 1 "fails: $(tail -n 1 "$out/mkzonefs-big.log")"
+		scale_na ours 1 "n/a: the disk could not be formatted"
+		scale_na stock 1 "n/a: the disk could not be formatted"
+		return 0
+	fi
+	# Bring the target's data area and the backing file's metadata in.
+	"$ZONE_REPORT" "$ZBC_BIG" >/dev/null
+	for run in $(seq "$BENCH_REPS"); do
+		for t in ours stock; do
+			t0=$(now)
+			scale_run "$t" "$run"
+			log "scale $t #$run done in $(elapsed "$t0")s"
+		done
+	done
+}
+
+# --- throughput on $ZBC_DEV -------------------------------------------------
+
+# Geometry, set by tp_setup.
+zsec=0		# zone length, 512 B sectors
+nconv=0		# conventional zones
+nfiles=0	# sequential files (zones) one throughput run spans
+files=		# fio --filename list for them
+dev=
+
+tp_setup() {
+	local zmb
+	dev=$ZBC_DEV
+	zsec=$("$ZONE_REPORT" "$dev" 0 1 | awk '{ print $2 }')
+	nconv=$("$ZONE_REPORT" "$dev" | grep -c ' conventional ')
+	zmb=$((zsec / 2048))
+	nfiles=$(((BENCH_MB + zmb - 1) / zmb))
+	files=$(seq -s : -f "$MNT/seq/%g" 0 $((nfiles - 1)))
+	log "throughput: $dev, $((zmb)) MiB zones, $nconv conventional; $BENCH_MB MiB per run over seq/0..$((nfiles - 1)), appends $BENCH_APPEND_MB MiB in seq/$nfiles"
+	mod_unload
+	"$MKZONEFS" -f "$dev" >"$out/mkzonefs-dev.log" 2>&1
+}
+
+# reset_zones FIRST_SEQ_FILE COUNT: reset the zones behind seq/FIRST.. raw.
+reset_zones() {
+	blkzone reset -o $(((nconv + $1) * zsec)) -c "$2" "$dev"
+}
+
+# fio_val JSON: the figure (MB/s, or IOPS for 4 KiB), or why there is none.
+fio_val() {
+	python3 "$here/report.py" fio "$1" "$2" "$3"
+}
+
+# run_fio MEASURE TARGET RUN KIND EXPECT_BYTES FIO_ARGS...: one fio run,
+# recorded. KIND: read or write (MB/s), or iops (writes per second).
+run_fio() {
+	local m=$1 t=$2 run=$3 kind=$4 bytes=$5 val msgs
+	shift 5
+	kmsg_mark
+	timeout 900 fio --output-format=json --output="$tmp/fio.json" --name="$m" \
+		"$@" >"$tmp/fio.err" 2>&1 || true
+	cat "$tmp/fio.err" >>"$out/fio.log"
+	val=$(fio_val "$tmp/fio.json" "$kind" "$bytes" 2>>"$out/fio.log") ||
+		val="fails: fio: $(grep -m 1 -i 'error\|fio:' "$tmp/fio.err" || echo 'no output')"
+	rec "$m" "$t" "$run" "$val"
+	case "$val" in
+	fails:*)
+		msgs=$(kmsg_since | head -n 3)
+		[ -n "$msgs" ] && note "$m $t #$run: $(echo "$msgs" | tr '\n' '|')"
+		;;
+	esac
+	return 0
+}
+
+# The fio options of each kind of run; the caller adds target options.
+big_write_qd1=(--rw=write --bs=1m --direct=1 --ioengine=psync --iodepth=1)
+big_write_qd8=(--rw=write --bs=1m --direct=1 --ioengine=libaio --iodepth=8)
+big_read_qd1=(--rw=read --bs=1m --direct=1 --ioengine=psync --iodepth=1)
+big_read_qd8=(--rw=read --bs=1m --direct=1 --ioengine=libaio --iodepth=8)
+big_read_buf=(--rw=read --bs=1m --direct=0 --ioengine=psync --iodepth=1 --invalidate=1)
+app_qd1=(--rw=write --bs=4k --direct=1 --ioengine=psync --iodepth=1 --fsync=1)
+app_qd8=(--rw=write --bs=4k --direct=1 --ioengine=libaio --iodepth=8 --fsync=8)
+
+tp_raw() {
+	local run=$1 off aoff bytes abytes
+	off=$((nconv * zsec * 512))
+	aoff=$(((nconv + nfiles) * zsec * 512))
+	bytes=$((BENCH_MB << 20))
+	abytes=$((BENCH_APPEND_MB << 20))
+	local raw=(--filename="$dev" --zonemode=zbd --offset="$off" --size="$bytes")
+	local rawa=(--filename="$dev" --zonemode=zbd --offset="$aoff" --size="$abytes")
+	use raw
+	reset_zones 0 "$nfiles"
+	run_fio tp.write_qd1 raw "$run" write "$bytes" "${big_write_qd1[@]}" "${raw[@]}"
+	reset_zones 0 "$nfiles"
+	run_fio tp.write_qd8 raw "$run" write "$bytes" "${big_write_qd8[@]}" "${raw[@]}"
+	run_fio tp.read_qd1 raw "$run" read "$bytes" "${big_read_qd1[@]}" "${raw[@]}"
+	run_fio tp.read_qd8 raw "$run" read "$bytes" "${big_read_qd8[@]}" "${raw[@]}"
+	run_fio tp.read_buf raw "$run" read "$bytes" "${big_read_buf[@]}" "${raw[@]}"
+	reset_zones "$nfiles" 1
+	run_fio tp.append_qd1 raw "$run" iops "$abytes" "${app_qd1[@]}" "${rawa[@]}"
+	reset_zones "$nfiles" 1
+	run_fio tp.append_qd8 raw "$run" iops "$abytes" "${app_qd8[@]}" "${rawa[@]}"
+}
+
+# fill: make the run's zones full again (raw, not measured), so that every
+# target reads the same amount of data.
+fill() {
+	local bytes=$((BENCH_MB << 20))
+	mod_unload
+	reset_zones 0 "$nfiles"
+	fio --output="$tmp/fill.out" --name=fill --filename="$dev" --zonemode=zbd \
+		--offset=$((nconv * zsec * 512)) --size="$bytes" "${big_write_qd8[@]}" ||
+		log "fill failed: $(tail -n 3 "$tmp/fill.out")"
+}
+
+# fresh_mount FIRST COUNT: reset the zones of seq/FIRST.. while unmounted,
+# then mount; $why on failure.
+fresh_mount() {
+	unmount
+	reset_zones "$1" "$2"
+	fs_mount "$dev"
+}
+
+tp_fs_na() {
+	local m
+	for m in $TP_MEASURES; do
+		rec "$m" "$1" "$2" "$3"
+	done
+}
+
+TP_MEASURES="tp.read_qd1 tp.read_qd8 tp.read_buf tp.write_qd1 tp.write_qd8 tp.append_qd1 tp.append_qd8"
+
+# tp_fs TARGET RUN: the zonefs runs; the run's zones hold full files.
+tp_fs() {
+	local t=$1 run=$2 bytes abytes
+	bytes=$((BENCH_MB << 20))
+	abytes=$((BENCH_APPEND_MB << 20))
+	local fsf=(--filename="$files" --file_service_type=sequential --size="$bytes"
+		   --create_on_open=1 --fallocate=none)
+	local fsa=(--filename="$MNT/seq/$nfiles" --size="$abytes"
+		   --create_on_open=1 --fallocate=none)
+	use "$t" || { tp_fs_na "$t" "$run" "$why"; return 0; }
+	fill
+	use "$t" || { tp_fs_na "$t" "$run" "$why"; return 0; }
+	if ! fs_mount "$dev"; then
+		tp_fs_na "$t" "$run" "$why"
+		return 0
+	fi
+	run_fio tp.read_qd1 "$t" "$run" read "$bytes" "${big_read_qd1[@]}" "${fsf[@]}"
+	run_fio tp.read_qd8 "$t" "$run" read "$bytes" "${big_read_qd8[@]}" "${fsf[@]}"
+	run_fio tp.read_buf "$t" "$run" read "$bytes" "${big_read_buf[@]}" "${fsf[@]}"
+	# Each write run starts from empty zones on a fresh mount: a module
+	# that failed a write may have left the file system read-only.
+	if fresh_mount 0 "$nfiles"; then
+		run_fio tp.write_qd1 "$t" "$run" write "$bytes" "${big_write_qd1[@]}" "${fsf[@]}"
+	else
+		rec tp.write_qd1 "$t" "$run" "$why"
+	fi
+	if fresh_mount 0 "$nfiles"; then
+		run_fio tp.write_qd8 "$t" "$run" write "$bytes" "${big_write_qd8[@]}" "${fsf[@]}"
+	else
+		rec tp.write_qd8 "$t" "$run" "$why"
+	fi
+	if fresh_mount "$nfiles" 1; then
+		run_fio tp.append_qd1 "$t" "$run" iops "$abytes" "${app_qd1[@]}" "${fsa[@]}"
+	else
+		rec tp.append_qd1 "$t" "$run" "$why"
+	fi
+	if fresh_mount "$nfiles" 1; then
+		run_fio tp.append_qd8 "$t" "$run" iops "$abytes" "${app_qd8[@]}" "${fsa[@]}"
+	else
+		rec tp.append_qd8 "$t" "$run" "$why"
+	fi
+	mod_unload
+}
+
+throughput() {
+	local run t t0
+	tp_setup
+	# One unmeasured pass, so that every measured run overwrites blocks
+	# the backing file already holds.
+	fill
+	reset_zones "$nfiles" 1
+	fio --output="$tmp/fill.out" --name=fill --filename="$dev" --zonemode=zbd \
+		--offset=$(((nconv + nfiles) * zsec * 512)) --size=$((BENCH_APPEND_MB << 20)) \
+		"${big_write_qd8[@]}" || true
+	for run in $(seq "$BENCH_REPS"); do
+		for t in raw ours stock; do
+			t0=$(now)
+			if [ "$t" = raw ]; then
+				tp_raw "$run"
+			else
+				tp_fs "$t" "$run"
+			fi
+			log "throughput $t #$run done in $(elapsed "$t0")s"
+		done
+	done
+}
+
+main() {
+	local t0
+	mkdir -p "$out"
+	: >"$SAMPLES"
+	: >"$NOTES"
+	: >"$out/fio.log"
+	{
+		echo "guest_kernel=$KVER"
+		echo "guest_kernel_version=$(cut -d' ' -f3 /proc/version) $(sed -n 's/.*Debian \([^ ]*\).*/\1/p' /proc/version)"
+		echo "guest_cpus=$(nproc)"
+		echo "guest_mem_mb=$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)"
+		echo "zbc_dev=$(cat "/sys/block/${ZBC_DEV#/dev/}/queue/nr_zones") zones"
+		echo "zbc_big=$(cat "/sys/block/${ZBC_BIG#/dev/}/queue/nr_zones") zones"
+		echo "reps=$BENCH_REPS"
+		echo "mb=$BENCH_MB"
+		echo "append_mb=$BENCH_APPEND_MB"
+	} >"$out/guest.env"
+	log "plan: $BENCH_REPS runs each; scale on $ZBC_BIG ($([ "$BENCH_SCALE" = 1 ] && echo on || echo off)), throughput on $ZBC_DEV ($BENCH_MB MiB, appends $BENCH_APPEND_MB MiB); ours $OURS_KO, stock $STOCK_KO"
+	if [ "$BENCH_SCALE" = 1 ]; then
+		t0=$(now)
+		scale
+		log "scale measures took $(elapsed "$t0")s"
+	fi
+	t0=$(now)
+	throughput
+	log "throughput measures took $(elapsed "$t0")s"
+}
+
+main

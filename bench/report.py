@@ -1,0 +1,279 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The benchmark's figures.
+
+  report.py fio JSON read|write|iops BYTES
+      print one fio run's figure (MiB/s, or write IOPS), or "fails: EIO"
+      (the errno fio reports) or "fails: short ..." when less than BYTES
+      moved; bench/guest.sh records it.
+
+  report.py table DIR
+      read DIR/samples.tsv (measure, target, run, value), DIR/guest.env and
+      DIR/notes.txt, and write DIR/table.txt and DIR/table.md: the median
+      and the spread (min-max) of every measure for ours, stock and raw, and
+      the ratios ours/stock and ours/raw of the medians. Host facts come
+      from the BENCH_* environment variables bench/run.sh sets.
+"""
+
+import errno
+import json
+import os
+import statistics
+import sys
+
+# id, label, unit, better, goal. goal: (kind, value) pairs checked on ours.
+MEASURES = [
+    ("scale", None, None, None, None),
+    ("scale.mount", "mount", "s", "low", [("stock_ratio_le", 0.5)]),
+    ("scale.mem_mount", "kernel memory after mount", "B/zone", "low",
+     [("abs_le", 40), ("stock_ratio_le", 0.05)]),
+    ("scale.memfree_mount", "  cross-check: MemFree drop", "B/zone", "low", None),
+    ("scale.stat", "stat of one file (cold)", "ms", "low", None),
+    ("scale.ls", "ls -l seq/ (all files)", "s", "low", None),
+    ("scale.mem_walk", "kernel memory after ls -l", "B/zone", "low", None),
+    ("scale.mem_drop", "  ... after drop_caches", "B/zone", "low", None),
+    ("scale.umount", "umount", "s", "low", None),
+    ("tp", None, None, None, None),
+    ("tp.write_qd1", "1 MiB O_DIRECT write, QD1", "MiB/s", "high",
+     [("raw_ratio_ge", 0.97), ("stock_ratio_ge", 1.0)]),
+    ("tp.write_qd8", "1 MiB O_DIRECT write, QD8", "MiB/s", "high",
+     [("raw_ratio_ge", 0.97), ("stock_ratio_ge", 1.0)]),
+    ("tp.read_qd1", "1 MiB O_DIRECT read, QD1", "MiB/s", "high",
+     [("raw_ratio_ge", 0.97), ("stock_ratio_ge", 1.0)]),
+    ("tp.read_qd8", "1 MiB O_DIRECT read, QD8", "MiB/s", "high",
+     [("raw_ratio_ge", 0.97), ("stock_ratio_ge", 1.0)]),
+    ("tp.read_buf", "1 MiB buffered read", "MiB/s", "high",
+     [("stock_ratio_ge", 1.0)]),
+    ("tp.append_qd1", "4 KiB O_DIRECT append+fsync, QD1", "IOPS", "high",
+     [("stock_ratio_ge", 1.0)]),
+    ("tp.append_qd8", "4 KiB O_DIRECT append, QD8, fsync/8", "IOPS", "high",
+     [("stock_ratio_ge", 1.0)]),
+]
+
+TARGETS = ("ours", "stock", "raw")
+
+
+def fio_figure(path, kind, want):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        data = json.loads(text[text.index("{"):])
+        job = data["jobs"][0]
+    except (OSError, ValueError, KeyError, IndexError) as e:
+        print(f"no fio result: {e}", file=sys.stderr)
+        return 1
+    err = job.get("error", 0)
+    side = job["read" if kind == "read" else "write"]
+    if err:
+        name = errno.errorcode.get(err, f"errno {err}")
+        done = side.get("io_bytes", 0) >> 20
+        print(f"fails: {name} after {done} MiB")
+        return 0
+    if side.get("io_bytes", 0) < int(want):
+        print(f"fails: short, {side.get('io_bytes', 0) >> 20} of {int(want) >> 20} MiB")
+        return 0
+    if kind == "iops":
+        print(f"{side['iops']:.0f}")
+    else:
+        print(f"{side['bw_bytes'] / 1048576:.1f}")
+    return 0
+
+
+def number(v):
+    try:
+        return float(v)
+    except ValueError:
+        return None
+
+
+def fmt(x):
+    if x == 0:
+        return "0"
+    if abs(x) >= 100:
+        return f"{x:.0f}"
+    if abs(x) >= 10:
+        return f"{x:.1f}"
+    return f"{x:.2f}"
+
+
+class Cell:
+    """All the runs of one measure for one target."""
+
+    def __init__(self, values):
+        self.nums = [n for n in map(number, values) if n is not None]
+        self.fails = [v for v in values if number(v) is None]
+        self.median = statistics.median(self.nums) if self.nums else None
+
+    def text(self):
+        if not self.nums and not self.fails:
+            return "-"
+        if not self.nums:
+            return "; ".join(sorted(set(self.fails)))
+        s = fmt(self.median)
+        if len(self.nums) > 1:
+            s += f" [{fmt(min(self.nums))}-{fmt(max(self.nums))}]"
+        if self.fails:
+            s += f" ({len(self.fails)} of {len(self.nums) + len(self.fails)} runs "
+            s += "; ".join(sorted(set(self.fails))) + ")"
+        return s
+
+
+def ratio(a, b):
+    if a.median is None or b.median is None or b.median == 0:
+        return None
+    return a.median / b.median
+
+
+def goal_text(goals, cells, unit):
+    if not goals:
+        return ""
+    ours, stock, raw = cells["ours"], cells["stock"], cells["raw"]
+    parts, ok = [], True
+    for kind, val in goals:
+        if kind == "abs_le":
+            parts.append(f"<= {val} {unit}")
+            good = ours.median is not None and ours.median <= val
+        elif kind.startswith("stock_ratio"):
+            parts.append(f"{'<=' if kind.endswith('le') else '>='} {val:g} x stock")
+            r = ratio(ours, stock)
+            if ours.median is not None and stock.median is None and stock.fails:
+                good = kind.endswith("ge")  # stock cannot do it at all
+            elif r is None:
+                good = False
+            else:
+                good = r <= val if kind.endswith("le") else r >= val
+        else:
+            parts.append(f">= {val:g} x raw")
+            r = ratio(ours, raw)
+            good = r is not None and r >= val
+        ok = ok and good
+    return ", ".join(parts) + (": met" if ok else ": MISSED")
+
+
+def load(path):
+    rows = {}
+    try:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                parts = line.rstrip("\n").split("\t")
+                if len(parts) == 4:
+                    rows.setdefault((parts[0], parts[1]), []).append(parts[3])
+    except OSError:
+        pass
+    return rows
+
+
+def load_env(path):
+    env = {}
+    try:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                k, _, v = line.rstrip("\n").partition("=")
+                env[k] = v
+    except OSError:
+        pass
+    return env
+
+
+def table(outdir):
+    samples = load(os.path.join(outdir, "samples.tsv"))
+    genv = load_env(os.path.join(outdir, "guest.env"))
+    e = os.environ.get
+    head = ["measure", "unit", "ours", "stock", "raw", "ours/stock", "ours/raw", "goal (ours)"]
+    body = []
+    for mid, label, unit, better, goals in MEASURES:
+        if label is None:
+            if mid == "scale":
+                body.append(f"Scale: {genv.get('zbc_big', '?')}, 64 MiB each, 4 conventional; "
+                            "mkzonefs format shared by both modules")
+            else:
+                body.append(f"Throughput: 4 GiB disk, 64 MiB zones; {genv.get('mb', '?')} MiB "
+                            f"per 1 MiB-block run, {genv.get('append_mb', '?')} MiB per append run")
+            continue
+        cells = {t: Cell(samples.get((mid, t), [])) for t in TARGETS}
+        rs = ratio(cells["ours"], cells["stock"])
+        rr = ratio(cells["ours"], cells["raw"])
+        body.append([label, unit, cells["ours"].text(), cells["stock"].text(),
+                     cells["raw"].text(),
+                     f"{rs:.2f}" if rs is not None else "-",
+                     f"{rr:.2f}" if rr is not None else "-",
+                     goal_text(goals, cells, unit)])
+    fmt_cells = Cell(samples.get(("scale.format", "tool"), []))
+
+    reps = genv.get("reps", "?")
+    lines_hdr = [
+        f"zonefs benchmark, {e('BENCH_DATE', '?')}, on {e('BENCH_HOST', '?')} "
+        f"({e('BENCH_CPU', '?')}, {e('BENCH_CORES', '?')} cores, {e('BENCH_RAM', '?')} RAM, "
+        f"{e('BENCH_OS', '?')})",
+        f"guest: Linux {genv.get('guest_kernel_version', '?')} under QEMU TCG, "
+        f"{genv.get('guest_cpus', '?')} vCPUs, {genv.get('guest_mem_mb', '?')} MiB; "
+        "ZBC disks: tcmu-runner zbc over iSCSI on the guest's 127.0.0.1",
+        f"each cell: median [min-max] of {reps} runs; ratios are of medians; "
+        "lower is better for s, ms, B/zone, higher for MiB/s and IOPS",
+        f"ours: module/zonefs.ko; stock: Debian's fs/zonefs/zonefs.ko; raw: fio --zonemode=zbd "
+        "on the block device",
+    ]
+    if e("BENCH_OTHER_VMS", "0") != "0":
+        lines_hdr.append(f"note: {e('BENCH_OTHER_VMS')} other QEMU guest(s) were running on "
+                         "the host when this run started: absolute figures are low, ratios hold")
+    notes = []
+    if fmt_cells.nums or fmt_cells.fails:
+        notes.append(f"mkzonefs -f of the {genv.get('zbc_big', '?')} disk (every sequential "
+                     f"zone reset over iSCSI): {fmt_cells.text()} s")
+    try:
+        with open(os.path.join(outdir, "notes.txt"), encoding="utf-8") as f:
+            seen = set()
+            for line in f:
+                line = line.strip()
+                key = line.split(": ", 1)[-1]
+                if line and key not in seen:
+                    seen.add(key)
+                    notes.append(line)
+    except OSError:
+        pass
+    if e("BENCH_DURATION"):
+        notes.append(f"make bench took {e('BENCH_DURATION')}")
+
+    rows = [r for r in body if isinstance(r, list)]
+    widths = [max(len(str(r[i])) for r in rows + [head]) for i in range(len(head))]
+
+    def line(r):
+        return "  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip()
+
+    txt = lines_hdr + [""]
+    md = [f"{lines_hdr[0]}.", ""] + [f"{h}." for h in lines_hdr[1:]] + [""]
+    md.append("| " + " | ".join(head) + " |")
+    md.append("|" + "|".join("---" for _ in head) + "|")
+    txt.append(line(head))
+    for r in body:
+        if isinstance(r, str):
+            txt.append("")
+            txt.append(r)
+            md.append("| **" + r + "** |" + " |" * (len(head) - 1))
+        else:
+            txt.append(line(r))
+            md.append("| " + " | ".join(str(c).replace("|", "/") for c in r) + " |")
+    if notes:
+        txt.append("")
+        md.append("")
+        for n in notes:
+            txt.append(f"- {n}")
+            md.append(f"- {n}")
+    with open(os.path.join(outdir, "table.txt"), "w", encoding="utf-8") as f:
+        f.write("\n".join(txt) + "\n")
+    with open(os.path.join(outdir, "table.md"), "w", encoding="utf-8") as f:
+        f.write("\n".join(md) + "\n")
+    return 0
+
+
+def main(argv):
+    if len(argv) == 5 and argv[1] == "fio":
+        return fio_figure(argv[2], argv[3], argv[4])
+    if len(argv) == 3 and argv[1] == "table":
+        return table(argv[2])
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

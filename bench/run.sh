@@ -1,0 +1,90 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench: boot the testbed guest once with the bench disks and run
+# bench/guest.sh in it (our zonefs.ko, Debian's stock zonefs.ko and the raw
+# device, side by side), then print the table and keep it in
+# results/bench/table.txt and table.md (samples.tsv holds every run).
+#
+# Environment: BENCH_REPS (runs of each measure, default 3), BENCH_MB (MiB
+# per 1 MiB-block throughput run, 256), BENCH_APPEND_MB (MiB per 4 KiB append
+# run, 8), BENCH_SCALE (0 skips the 75,000-zone disk), and testbed/config.
+set -euo pipefail
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+export TOP
+# shellcheck source=testbed/config
+. "$TOP/testbed/config"
+
+: "${BENCH_REPS:=3}" "${BENCH_MB:=256}" "${BENCH_APPEND_MB:=8}" "${BENCH_SCALE:=1}"
+out=$RESULTS/bench
+params=$RESULTS/bench.env
+vm_pid=
+
+log() {
+	printf 'bench: %s\n' "$*"
+}
+
+# Stop a process and everything it started, children first.
+kill_tree() {
+	local child
+	for child in $(pgrep -P "$1" || true); do
+		kill_tree "$child"
+	done
+	kill "$1" 2>/dev/null || true
+}
+
+cleanup() {
+	if [ -n "$vm_pid" ] && kill -0 "$vm_pid" 2>/dev/null; then
+		log "stopping the guest run (pid $vm_pid)"
+		kill_tree "$vm_pid"
+	fi
+	rm -f "$params"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+for f in "$TOP/tools/mkzonefs" "$TOP/tests/helpers/bin/zone_report"; do
+	[ -x "$f" ] || { log "error: $f is missing: run 'make'"; exit 1; }
+done
+ours=$TOP/module/zonefs.ko
+[ -f "$ours" ] || ours="missing (its rows will say so)"
+others=$(pgrep -c -f '^qemu-system' || true)
+
+log "plan: one guest boot; $BENCH_REPS runs of each measure for ours ($ours), Debian's stock zonefs.ko and the raw device; $([ "$BENCH_SCALE" = 1 ] && echo "75,000-zone disk, ")$BENCH_MB MiB throughput runs, $BENCH_APPEND_MB MiB append runs; table in $out/table.txt"
+[ "$others" = 0 ] || log "note: $others other QEMU guest(s) running: absolute figures will be low"
+
+mkdir -p "$RESULTS"
+{
+	printf 'BENCH_REPS=%q\n' "$BENCH_REPS"
+	printf 'BENCH_MB=%q\n' "$BENCH_MB"
+	printf 'BENCH_APPEND_MB=%q\n' "$BENCH_APPEND_MB"
+	printf 'BENCH_SCALE=%q\n' "$BENCH_SCALE"
+} >"$params"
+
+t0=$(date +%s)
+"$TOP/testbed/vm.sh" bench </dev/null &
+vm_pid=$!
+wait "$vm_pid" && rc=0 || rc=$?
+vm_pid=
+t1=$(date +%s)
+log "guest run: $((t1 - t0)) s, exit status $rc"
+
+if [ ! -s "$out/samples.tsv" ]; then
+	log "error: the guest recorded no sample; see $out/console.log"
+	exit "$([ "$rc" = 0 ] && echo 1 || echo "$rc")"
+fi
+
+BENCH_DATE=$(date -u '+%Y-%m-%d %H:%M UTC') \
+BENCH_HOST=$(hostname) \
+BENCH_CPU=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1) \
+BENCH_CORES=$(nproc) \
+BENCH_RAM="$(awk '/^MemTotal:/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)" \
+BENCH_OS="Debian $(cat /etc/debian_version)" \
+BENCH_OTHER_VMS=$others \
+BENCH_DURATION="$((t1 - t0)) s for the guest run" \
+	python3 "$TOP/bench/report.py" table "$out"
+log "table built in $(($(date +%s) - t1)) s: $out/table.txt, $out/table.md"
+echo
+cat "$out/table.txt"
+exit "$rc"

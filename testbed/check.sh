@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make check: the host test groups, then the guest test groups in one boot,
-# as one TAP stream ending in "N passed, N failed, N skipped".
+# then the host-side groups whose tests boot guests of their own (power
+# cuts), as one TAP stream ending in "N passed, N failed, N skipped".
 #
-# Environment: HOST_GROUPS, GUEST_GROUPS (test groups to run), TESTS_ARGS
-# (extra tests/run options, e.g. "-t 'io/*'").
+# Environment: HOST_GROUPS, GUEST_GROUPS, VM_GROUPS (test groups to run),
+# TESTS_ARGS (extra tests/run options, e.g. "-t 'io/*'").
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -14,13 +15,15 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 : "${HOST_GROUPS:=lint host}"
 : "${GUEST_GROUPS:=testbed mkzonefs mount ns io}"
+: "${VM_GROUPS:=powercut}"
 : "${TESTS_ARGS:=}"
 
-host_groups=() guest_groups=()
+host_groups=() guest_groups=() vm_groups=()
 for g in $HOST_GROUPS; do [ -d "$TOP/tests/$g" ] && host_groups+=("$g"); done
 for g in $GUEST_GROUPS; do [ -d "$TOP/tests/$g" ] && guest_groups+=("$g"); done
+for g in $VM_GROUPS; do [ -d "$TOP/tests/$g" ] && vm_groups+=("$g"); done
 
-tb_log "plan: host groups [${host_groups[*]}], then one guest boot for [${guest_groups[*]}]"
+tb_log "plan: host groups [${host_groups[*]}], one guest boot for [${guest_groups[*]}], then [${vm_groups[*]}] with guests of their own"
 t0=$(date +%s)
 mkdir -p "$RESULTS/host"
 echo "TAP version 13"
@@ -51,7 +54,19 @@ if [ ${#guest_groups[@]} -gt 0 ]; then
 	tb_log "guest tests: $gp passed, $gf failed, $gs skipped in $(($(date +%s) - t1)) s"
 fi
 
-pass=$((hp + gp)) fail=$((hf + gf)) skip=$((hs + gs))
+vp=0 vf=0 vs=0
+if [ ${#vm_groups[@]} -gt 0 ]; then
+	t2=$(date +%s)
+	rm -f "$RESULTS/vm/counts"
+	mkdir -p "$RESULTS/vm"
+	# shellcheck disable=SC2086
+	"$TOP/tests/run" -b -s $((n + 1)) -o "$RESULTS/vm" $TESTS_ARGS "${vm_groups[@]}"
+	read -r vp vf vs <"$RESULTS/vm/counts" || vf=1
+	n=$((n + vp + vf + vs))
+	tb_log "host tests with their own guests: $vp passed, $vf failed, $vs skipped in $(($(date +%s) - t2)) s"
+fi
+
+pass=$((hp + gp + vp)) fail=$((hf + gf + vf)) skip=$((hs + gs + vs))
 echo "1..$n"
 echo "# Totals: pass:$pass fail:$fail skip:$skip"
 tb_log "make check: $(($(date +%s) - t0)) s"

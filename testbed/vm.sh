@@ -110,6 +110,15 @@ if [ -z "$pass_dev" ] && [ ! -f "$store" ]; then
 	mv "$store.tmp" "$store"
 fi
 
+# One guest at a time per disk set: QEMU would refuse the second anyway.
+if [ -z "$pass_dev" ]; then
+	exec 9>"$store.lock"
+	if ! flock -n 9; then
+		tb_log "another guest is using $store; waiting (DISKS_DIR=... picks another set)"
+		flock -w "$VM_TIMEOUT" 9 || tb_die "$store stayed busy for ${VM_TIMEOUT}s"
+	fi
+fi
+
 rm -rf "$run_dir"
 mkdir -p "$run_dir"
 {

@@ -31,8 +31,8 @@ if [ -f "$top/results/bench.env" ]; then
 	. "$top/results/bench.env"
 fi
 : "${BENCH_REPS:=3}"		# runs of every measure
-: "${BENCH_MB:=256}"		# MiB per 1 MiB-block throughput run
-: "${BENCH_APPEND_MB:=8}"	# MiB per 4 KiB append run
+: "${BENCH_MB:=64}"		# MiB per 1 MiB-block throughput run
+: "${BENCH_APPEND_MB:=1}"	# MiB per 4 KiB append run
 : "${BENCH_SCALE:=1}"		# 0: skip the 75,000-zone measures
 
 MKZONEFS=$top/tools/mkzonefs
@@ -68,10 +68,10 @@ elapsed() {
 	awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }'
 }
 
-# rec MEASURE TARGET RUN VALUE
+# rec MEASURE TARGET RUN VALUE [COMMENT]
 rec() {
 	printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" >>"$SAMPLES"
-	log "$1 $2 #$3: $4"
+	log "$1 $2 #$3: $4${5:+ ($5)}"
 }
 
 note() {
@@ -284,23 +284,56 @@ reset_zones() {
 	blkzone reset -o $(((nconv + $1) * zsec)) -c "$2" "$dev"
 }
 
-# fio_val JSON: the figure (MB/s, or IOPS for 4 KiB), or why there is none.
+# fio_val JSON KIND BYTES: the figure of one fio run (MiB/s for read and
+# write, write IOPS for iops), "fails: ENAME after N MiB" when fio reports
+# an errno, "fails: short ..." when less than BYTES moved. fio 3.33's JSON
+# has one key per line.
 fio_val() {
-	python3 "$here/report.py" fio "$1" "$2" "$3"
+	if [ ! -s "$1" ]; then
+		echo "fails: fio wrote no result"
+		return 0
+	fi
+	awk -v kind="$2" -v want="$3" '
+		BEGIN {
+			side = kind == "read" ? "read" : "write"
+			split("1 EPERM 5 EIO 11 EAGAIN 16 EBUSY 22 EINVAL 27 EFBIG 28 ENOSPC 30 EROFS 95 EOPNOTSUPP", a, " ")
+			for (i = 1; i < 19; i += 2)
+				names[a[i]] = a[i + 1]
+		}
+		/^ *"[a-z_]+" : \{/ { cur = $1; gsub(/"/, "", cur) }
+		/^ *"error" : / && err == "" { err = $3; sub(/,/, "", err) }
+		cur == side && /^ *"io_bytes" : / && io == "" { io = $3; sub(/,/, "", io) }
+		cur == side && /^ *"bw_bytes" : / && bw == "" { bw = $3; sub(/,/, "", bw) }
+		cur == side && /^ *"iops" : / && iops == "" { iops = $3; sub(/,/, "", iops) }
+		END {
+			if (err == "") { print "fails: no fio result"; exit }
+			if (err != 0) {
+				printf "fails: %s after %d MiB\n", (err in names) ? names[err] : "errno " err, io / 1048576
+				exit
+			}
+			if (io + 0 < want + 0) {
+				printf "fails: short, %d of %d MiB\n", io / 1048576, want / 1048576
+				exit
+			}
+			if (kind == "iops")
+				printf "%.0f\n", iops
+			else
+				printf "%.1f\n", bw / 1048576
+		}' "$1"
 }
 
 # run_fio MEASURE TARGET RUN KIND EXPECT_BYTES FIO_ARGS...: one fio run,
-# recorded. KIND: read or write (MB/s), or iops (writes per second).
+# recorded. KIND: read or write (MiB/s), or iops (writes per second).
 run_fio() {
-	local m=$1 t=$2 run=$3 kind=$4 bytes=$5 val msgs
+	local m=$1 t=$2 run=$3 kind=$4 bytes=$5 val msgs t0
 	shift 5
 	kmsg_mark
-	timeout 900 fio --output-format=json --output="$tmp/fio.json" --name="$m" \
-		"$@" >"$tmp/fio.err" 2>&1 || true
+	t0=$(now)
+	timeout 900 fio --eta=never --output-format=json --output="$tmp/fio.json" \
+		--name="$m" "$@" >"$tmp/fio.err" 2>&1 || true
 	cat "$tmp/fio.err" >>"$out/fio.log"
-	val=$(fio_val "$tmp/fio.json" "$kind" "$bytes" 2>>"$out/fio.log") ||
-		val="fails: fio: $(grep -m 1 -i 'error\|fio:' "$tmp/fio.err" || echo 'no output')"
-	rec "$m" "$t" "$run" "$val"
+	val=$(fio_val "$tmp/fio.json" "$kind" "$bytes")
+	rec "$m" "$t" "$run" "$val" "fio ran $(elapsed "$t0") s"
 	case "$val" in
 	fails:*)
 		msgs=$(kmsg_since | head -n 3)
@@ -319,120 +352,105 @@ big_read_buf=(--rw=read --bs=1m --direct=0 --ioengine=psync --iodepth=1 --invali
 app_qd1=(--rw=write --bs=4k --direct=1 --ioengine=psync --iodepth=1 --fsync=1)
 app_qd8=(--rw=write --bs=4k --direct=1 --ioengine=libaio --iodepth=8 --fsync=8)
 
-tp_raw() {
-	local run=$1 off aoff bytes abytes
-	off=$((nconv * zsec * 512))
-	aoff=$(((nconv + nfiles) * zsec * 512))
-	bytes=$((BENCH_MB << 20))
-	abytes=$((BENCH_APPEND_MB << 20))
-	local raw=(--filename="$dev" --zonemode=zbd --offset="$off" --size="$bytes")
-	local rawa=(--filename="$dev" --zonemode=zbd --offset="$aoff" --size="$abytes")
-	use raw
-	reset_zones 0 "$nfiles"
-	run_fio tp.write_qd1 raw "$run" write "$bytes" "${big_write_qd1[@]}" "${raw[@]}"
-	reset_zones 0 "$nfiles"
-	run_fio tp.write_qd8 raw "$run" write "$bytes" "${big_write_qd8[@]}" "${raw[@]}"
-	run_fio tp.read_qd1 raw "$run" read "$bytes" "${big_read_qd1[@]}" "${raw[@]}"
-	run_fio tp.read_qd8 raw "$run" read "$bytes" "${big_read_qd8[@]}" "${raw[@]}"
-	run_fio tp.read_buf raw "$run" read "$bytes" "${big_read_buf[@]}" "${raw[@]}"
-	reset_zones "$nfiles" 1
-	run_fio tp.append_qd1 raw "$run" iops "$abytes" "${app_qd1[@]}" "${rawa[@]}"
-	reset_zones "$nfiles" 1
-	run_fio tp.append_qd8 raw "$run" iops "$abytes" "${app_qd8[@]}" "${rawa[@]}"
+# zones_hold DEV FIRST_SEQ_FILE COUNT BYTES: the zones behind seq/FIRST..
+# hold BYTES of data between them.
+zones_hold() {
+	local have
+	have=$("$ZONE_REPORT" "$dev" $(((nconv + $1) * zsec)) "$2" |
+		awk '{ s += $3 - $1 } END { print s * 512 }')
+	[ "$have" -ge "$3" ]
 }
 
-# fill: make the run's zones full again (raw, not measured), so that every
-# target reads the same amount of data.
+# fill FIRST COUNT BYTES: write the zones of seq/FIRST.. raw (not
+# measured), so that every target reads the same data.
 fill() {
-	local bytes=$((BENCH_MB << 20))
 	mod_unload
-	reset_zones 0 "$nfiles"
-	fio --output="$tmp/fill.out" --name=fill --filename="$dev" --zonemode=zbd \
-		--offset=$((nconv * zsec * 512)) --size="$bytes" "${big_write_qd8[@]}" ||
+	reset_zones "$1" "$2"
+	fio --eta=never --output="$tmp/fill.out" --name=fill --filename="$dev" \
+		--zonemode=zbd --offset=$(((nconv + $1) * zsec * 512)) --size="$3" \
+		"${big_write_qd8[@]}" >/dev/null 2>&1 ||
 		log "fill failed: $(tail -n 3 "$tmp/fill.out")"
 }
 
-# fresh_mount FIRST COUNT: reset the zones of seq/FIRST.. while unmounted,
-# then mount; $why on failure.
-fresh_mount() {
-	unmount
-	reset_zones "$1" "$2"
-	fs_mount "$dev"
+# prepare TARGET FIRST COUNT KEEP: load TARGET's module (none for raw);
+# KEEP=0 resets the zones of seq/FIRST.. first; then mount. $why on failure.
+prepare() {
+	use "$1" || return 1
+	[ "$4" = 1 ] || reset_zones "$2" "$3"
+	[ "$1" = raw ] || fs_mount "$dev"
 }
 
-tp_fs_na() {
-	local m
-	for m in $TP_MEASURES; do
-		rec "$m" "$1" "$2" "$3"
-	done
+# tp_one MEASURE TARGET RUN: one throughput sample.
+tp_one() {
+	local m=$1 t=$2 run=$3 bytes abytes off aoff opts=() where=() kind=write
+	bytes=$((BENCH_MB << 20))
+	abytes=$((BENCH_APPEND_MB << 20))
+	off=$((nconv * zsec * 512))
+	aoff=$(((nconv + nfiles) * zsec * 512))
+	case "$m" in
+	tp.write_qd1) opts=("${big_write_qd1[@]}") ;;
+	tp.write_qd8) opts=("${big_write_qd8[@]}") ;;
+	tp.read_qd1) opts=("${big_read_qd1[@]}"); kind="read" ;;
+	tp.read_qd8) opts=("${big_read_qd8[@]}"); kind="read" ;;
+	tp.read_buf) opts=("${big_read_buf[@]}"); kind="read" ;;
+	tp.append_qd1) opts=("${app_qd1[@]}"); kind="iops" ;;
+	tp.append_qd8) opts=("${app_qd8[@]}"); kind="iops" ;;
+	esac
+	case "$m/$t" in
+	tp.append*/raw)
+		# fio's zbd mode rounds --size down to whole zones.
+		where=(--filename="$dev" --zonemode=zbd --offset="$aoff"
+		       --size=$((zsec * 512)) --io_size="$abytes") ;;
+	*/raw)
+		where=(--filename="$dev" --zonemode=zbd --offset="$off" --size="$bytes") ;;
+	tp.append*)
+		where=(--filename="$MNT/seq/$nfiles" --size="$abytes"
+		       --create_on_open=1 --fallocate=none) ;;
+	*)
+		where=(--filename="$files" --file_service_type=sequential
+		       --size="$bytes" --create_on_open=1 --fallocate=none) ;;
+	esac
+	case "$m" in
+	tp.read*)
+		zones_hold 0 "$nfiles" "$bytes" || fill 0 "$nfiles" "$bytes"
+		prepare "$t" 0 "$nfiles" 1 ;;
+	tp.append*)
+		prepare "$t" "$nfiles" 1 0 ;;
+	*)
+		prepare "$t" 0 "$nfiles" 0 ;;
+	esac || { rec "$m" "$t" "$run" "$why"; return 0; }
+	# A module that failed a write may have left the file system
+	# read-only: every sample starts from a fresh mount.
+	run_fio "$m" "$t" "$run" "$kind" "$([ "$kind" = iops ] && echo "$abytes" || echo "$bytes")" \
+		"${opts[@]}" "${where[@]}"
+	unmount
 }
 
 TP_MEASURES="tp.read_qd1 tp.read_qd8 tp.read_buf tp.write_qd1 tp.write_qd8 tp.append_qd1 tp.append_qd8"
 
-# tp_fs TARGET RUN: the zonefs runs; the run's zones hold full files.
-tp_fs() {
-	local t=$1 run=$2 bytes abytes
-	bytes=$((BENCH_MB << 20))
-	abytes=$((BENCH_APPEND_MB << 20))
-	local fsf=(--filename="$files" --file_service_type=sequential --size="$bytes"
-		   --create_on_open=1 --fallocate=none)
-	local fsa=(--filename="$MNT/seq/$nfiles" --size="$abytes"
-		   --create_on_open=1 --fallocate=none)
-	use "$t" || { tp_fs_na "$t" "$run" "$why"; return 0; }
-	fill
-	use "$t" || { tp_fs_na "$t" "$run" "$why"; return 0; }
-	if ! fs_mount "$dev"; then
-		tp_fs_na "$t" "$run" "$why"
-		return 0
-	fi
-	run_fio tp.read_qd1 "$t" "$run" read "$bytes" "${big_read_qd1[@]}" "${fsf[@]}"
-	run_fio tp.read_qd8 "$t" "$run" read "$bytes" "${big_read_qd8[@]}" "${fsf[@]}"
-	run_fio tp.read_buf "$t" "$run" read "$bytes" "${big_read_buf[@]}" "${fsf[@]}"
-	# Each write run starts from empty zones on a fresh mount: a module
-	# that failed a write may have left the file system read-only.
-	if fresh_mount 0 "$nfiles"; then
-		run_fio tp.write_qd1 "$t" "$run" write "$bytes" "${big_write_qd1[@]}" "${fsf[@]}"
-	else
-		rec tp.write_qd1 "$t" "$run" "$why"
-	fi
-	if fresh_mount 0 "$nfiles"; then
-		run_fio tp.write_qd8 "$t" "$run" write "$bytes" "${big_write_qd8[@]}" "${fsf[@]}"
-	else
-		rec tp.write_qd8 "$t" "$run" "$why"
-	fi
-	if fresh_mount "$nfiles" 1; then
-		run_fio tp.append_qd1 "$t" "$run" iops "$abytes" "${app_qd1[@]}" "${fsa[@]}"
-	else
-		rec tp.append_qd1 "$t" "$run" "$why"
-	fi
-	if fresh_mount "$nfiles" 1; then
-		run_fio tp.append_qd8 "$t" "$run" iops "$abytes" "${app_qd8[@]}" "${fsa[@]}"
-	else
-		rec tp.append_qd8 "$t" "$run" "$why"
-	fi
-	mod_unload
-}
-
+# Every measure runs for the three targets back to back, the order turning
+# from run to run, so that a slow patch on a shared host hits all three.
 throughput() {
-	local run t t0
+	local run m t order t0
 	tp_setup
 	# One unmeasured pass, so that every measured run overwrites blocks
 	# the backing file already holds.
-	fill
-	reset_zones "$nfiles" 1
-	fio --output="$tmp/fill.out" --name=fill --filename="$dev" --zonemode=zbd \
-		--offset=$(((nconv + nfiles) * zsec * 512)) --size=$((BENCH_APPEND_MB << 20)) \
-		"${big_write_qd8[@]}" || true
+	fill 0 "$nfiles" $((BENCH_MB << 20))
+	fill "$nfiles" 1 $((BENCH_APPEND_MB << 20))
 	for run in $(seq "$BENCH_REPS"); do
-		for t in raw ours stock; do
-			t0=$(now)
-			if [ "$t" = raw ]; then
-				tp_raw "$run"
-			else
-				tp_fs "$t" "$run"
-			fi
-			log "throughput $t #$run done in $(elapsed "$t0")s"
+		case $((run % 3)) in
+		1) order="raw ours stock" ;;
+		2) order="ours stock raw" ;;
+		0) order="stock raw ours" ;;
+		esac
+		t0=$(now)
+		for m in $TP_MEASURES; do
+			for t in $order; do
+				tp_one "$m" "$t" "$run"
+			done
 		done
+		mod_unload
+		log "throughput run $run done in $(elapsed "$t0")s"
 	done
 }
 

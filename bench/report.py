@@ -2,11 +2,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """The benchmark's figures.
 
-  report.py fio JSON read|write|iops BYTES
-      print one fio run's figure (MiB/s, or write IOPS), or "fails: EIO"
-      (the errno fio reports) or "fails: short ..." when less than BYTES
-      moved; bench/guest.sh records it.
-
   report.py table DIR
       read DIR/samples.tsv (measure, target, run, value), DIR/guest.env and
       DIR/notes.txt, and write DIR/table.txt and DIR/table.md: the median
@@ -15,8 +10,6 @@
       from the BENCH_* environment variables bench/run.sh sets.
 """
 
-import errno
-import json
 import os
 import statistics
 import sys
@@ -51,32 +44,6 @@ MEASURES = [
 ]
 
 TARGETS = ("ours", "stock", "raw")
-
-
-def fio_figure(path, kind, want):
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            text = f.read()
-        data = json.loads(text[text.index("{"):])
-        job = data["jobs"][0]
-    except (OSError, ValueError, KeyError, IndexError) as e:
-        print(f"no fio result: {e}", file=sys.stderr)
-        return 1
-    err = job.get("error", 0)
-    side = job["read" if kind == "read" else "write"]
-    if err:
-        name = errno.errorcode.get(err, f"errno {err}")
-        done = side.get("io_bytes", 0) >> 20
-        print(f"fails: {name} after {done} MiB")
-        return 0
-    if side.get("io_bytes", 0) < int(want):
-        print(f"fails: short, {side.get('io_bytes', 0) >> 20} of {int(want) >> 20} MiB")
-        return 0
-    if kind == "iops":
-        print(f"{side['iops']:.0f}")
-    else:
-        print(f"{side['bw_bytes'] / 1048576:.1f}")
-    return 0
 
 
 def number(v):
@@ -267,8 +234,6 @@ def table(outdir):
 
 
 def main(argv):
-    if len(argv) == 5 and argv[1] == "fio":
-        return fio_figure(argv[2], argv[3], argv[4])
     if len(argv) == 3 and argv[1] == "table":
         return table(argv[2])
     print(__doc__, file=sys.stderr)

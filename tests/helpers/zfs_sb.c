@@ -5,7 +5,7 @@
  *
  *	zfs_sb show  DEV
  *	zfs_sb set   DEV FIELD VALUE [nocrc]
- *	zfs_sb mount DEV DIR [OPTIONS] [ro]
+ *	zfs_sb mount DEV DIR [OPTIONS] [ro|remount]
  *
  * FIELD is magic, crc, features, uid, gid, perm or reserved (VALUE is then
  * written to the first reserved byte). The crc is recomputed after the
@@ -98,6 +98,8 @@ int main(int argc, char **argv)
 			goto usage;
 		if (argc > 5 && !strcmp(argv[5], "ro"))
 			flags |= MS_RDONLY;
+		if (argc > 5 && !strcmp(argv[5], "remount"))
+			flags |= MS_REMOUNT;
 		if (mount(argv[2], argv[3], "zonefs", flags, opts))
 			return zfs_sb_err(errno);
 		printf("OK 0\n");
@@ -150,6 +152,6 @@ int main(int argc, char **argv)
 	return 0;
 
 usage:
-	fprintf(stderr, "usage: zfs_sb show DEV | set DEV FIELD VALUE [nocrc] | mount DEV DIR [OPTS] [ro]\n");
+	fprintf(stderr, "usage: zfs_sb show DEV | set DEV FIELD VALUE [nocrc] | mount DEV DIR [OPTS] [ro|remount]\n");
 	return 2;
 }

@@ -156,6 +156,15 @@ if [ -n "$pass_dev" ]; then
 else
 	qemu+=(-drive "file=$store,format=raw,if=virtio,cache=unsafe,discard=unmap")
 fi
+# make check also gets a zoned NVMe namespace (QEMU's ZNS emulation): zone
+# capacity below zone size, no conventional zones, open and active limits.
+if [ "$DISKSET" = check ]; then
+	zns=$DISKS_DIR/zns.img
+	[ -f "$zns" ] || truncate -s 1G "$zns"
+	qemu+=(-drive "file=$zns,id=zns,format=raw,if=none,cache=unsafe"
+	       -device nvme,serial=zonefs-zns,id=nvme0
+	       -device "nvme-ns,drive=zns,bus=nvme0,nsid=1,logical_block_size=4096,physical_block_size=4096,zoned=true,zoned.zone_size=16M,zoned.zone_capacity=12M,zoned.max_open=6,zoned.max_active=8")
+fi
 if [ -n "$SHARE" ]; then
 	qemu+=(-fsdev "local,id=share,path=$(readlink -f "$SHARE"),security_model=none,readonly=on"
 	       -device virtio-9p-pci,fsdev=share,mount_tag=share)

@@ -20,7 +20,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 tb_poweroff() {
 	sync
 	echo o >/proc/sysrq-trigger
-	/bin/busybox poweroff -f
+	/bin/busybox poweroff -f 2>/dev/null
 	sleep 30
 	exit 1
 }
@@ -133,6 +133,16 @@ tb_start_disks() {
 	done
 	tb_enable_port || tb_fail "cannot enable the target port"
 	tb_login || tb_fail "iSCSI login to $TB_PORTAL failed"
+	if [ -d /sys/bus/pci/drivers ] && grep -qx 0x010802 /sys/bus/pci/devices/*/class 2>/dev/null; then
+		modprobe nvme || tb_fail "cannot load the nvme driver"
+		for _ in $(seq 100); do
+			[ -b /dev/nvme0n1 ] && break
+			sleep 0.1
+		done
+		[ "$(cat /sys/block/nvme0n1/queue/zoned 2>/dev/null)" = host-managed ] ||
+			tb_fail "the NVMe namespace is not a zoned device"
+		echo "ZNS_DEV=/dev/nvme0n1" >>/run/zonefs-testbed.env
+	fi
 	for spec in $TB_DISKS; do
 		IFS=: read -r name lun _ <<<"$spec"
 		dev=$(tb_lun_dev "$lun") || tb_fail "LUN $lun ($name) did not appear"

@@ -2,11 +2,12 @@
 /*
  * zone_report - print a zoned block device's zones, one per line:
  *
- *	start len wp type cond
+ *	start len wp type cond cap
  *
  * start, len and wp are in 512B sectors (decimal); type is conventional,
  * seq-write-required or seq-write-preferred; cond is not-wp, empty,
- * implicit-open, explicit-open, closed, read-only, full or offline.
+ * implicit-open, explicit-open, closed, read-only, full or offline; cap
+ * is the zone capacity in sectors (the length if the device reports none).
  * Tests read these lines instead of parsing blkzone's text.
  *
  * Usage: zone_report DEV [SECTOR [COUNT]]
@@ -118,12 +119,15 @@ int main(int argc, char **argv)
 		for (i = 0; i < rep->nr_zones; i++) {
 			const struct blk_zone *z = &rep->zones[i];
 
-			printf("%llu %llu %llu %s %s\n",
+			printf("%llu %llu %llu %s %s %llu\n",
 			       (unsigned long long)z->start,
 			       (unsigned long long)z->len,
 			       (unsigned long long)z->wp,
 			       zone_type_name(z->type),
-			       zone_cond_name(z->cond));
+			       zone_cond_name(z->cond),
+			       (unsigned long long)((rep->flags &
+						     BLK_ZONE_REP_CAPACITY) ?
+						    z->capacity : z->len));
 		}
 		count -= rep->nr_zones;
 		sector = rep->zones[i - 1].start + rep->zones[i - 1].len;

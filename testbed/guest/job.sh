@@ -61,7 +61,9 @@ mode_boot() {
 		return $?
 	fi
 	echo "interactive shell; 'exit' powers the guest off"
-	setsid -c bash -i </dev/ttyS0 >/dev/ttyS0 2>&1
+	# No rc files: the host's ~/.bashrc may run slow tools (pyenv) under TCG.
+	cd /mnt || return 1
+	PS1='zonefs-testbed:\w# ' setsid -w -c bash --norc --noprofile -i <>/dev/ttyS0 >&0 2>&1
 	return 0
 }
 

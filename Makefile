@@ -8,7 +8,7 @@ TOP := $(CURDIR)
 # Options given on the command line (ZONE_MB=, CMD=, ...) reach the testbed
 # scripts through the environment; testbed/config lists them with defaults.
 
-.PHONY: all deps tools module helpers images testbed boot check test bench clean testbed-reset
+.PHONY: all deps tools module helpers images testbed boot check test stress bench clean testbed-reset
 
 all: tools module helpers
 
@@ -40,6 +40,12 @@ check: deps all images
 	@testbed/check.sh
 
 test: check
+
+# The long forms of the reliability scenarios (STRESS=1: more cycles, cases
+# and time; see each test's header).
+stress: deps all images
+	@STRESS=1 HOST_GROUPS=none GUEST_GROUPS="$${GUEST_GROUPS:-reliability}" \
+		VM_GROUPS="$${VM_GROUPS:-powercut}" testbed/check.sh
 
 bench: deps all images
 	@bench/run.sh

@@ -366,8 +366,10 @@ zones_hold() {
 fill() {
 	mod_unload
 	reset_zones "$1" "$2"
+	# fio's zbd mode rounds --size down to whole zones.
 	fio --eta=never --output="$tmp/fill.out" --name=fill --filename="$dev" \
-		--zonemode=zbd --offset=$(((nconv + $1) * zsec * 512)) --size="$3" \
+		--zonemode=zbd --offset=$(((nconv + $1) * zsec * 512)) \
+		--size=$(($2 * zsec * 512)) --io_size="$3" \
 		"${big_write_qd8[@]}" >/dev/null 2>&1 ||
 		log "fill failed: $(tail -n 3 "$tmp/fill.out")"
 }

@@ -180,9 +180,9 @@ def table(outdir):
         f"ours: module/zonefs.ko; stock: Debian's fs/zonefs/zonefs.ko; raw: fio --zonemode=zbd "
         "on the block device",
     ]
-    if e("BENCH_OTHER_VMS", "0") != "0":
-        lines_hdr.append(f"note: {e('BENCH_OTHER_VMS')} other QEMU guest(s) were running on "
-                         "the host when this run started: absolute figures are low, ratios hold")
+    if e("BENCH_OTHER_VMS"):
+        lines_hdr.append(f"other QEMU guests on the host: {e('BENCH_OTHER_VMS')} (they share "
+                         "its cores: absolute figures drop and spreads widen)")
     notes = []
     if fmt_cells.nums or fmt_cells.fails:
         notes.append(f"mkzonefs -f of the {genv.get('zbc_big', '?')} disk (every sequential "

@@ -70,6 +70,7 @@ vm_pid=$!
 wait "$vm_pid" && rc=0 || rc=$?
 vm_pid=
 t1=$(date +%s)
+others_end=$(pgrep -c -f '^qemu-system' || true)
 log "guest run: $((t1 - t0)) s, exit status $rc"
 
 if [ ! -s "$out/samples.tsv" ]; then
@@ -83,7 +84,7 @@ BENCH_CPU=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1) \
 BENCH_CORES=$(nproc) \
 BENCH_RAM="$(awk '/^MemTotal:/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)" \
 BENCH_OS="Debian $(cat /etc/debian_version)" \
-BENCH_OTHER_VMS=$others \
+BENCH_OTHER_VMS="$others at the start, $others_end at the end" \
 BENCH_DURATION="$((t1 - t0)) s for the guest run" \
 	python3 "$TOP/bench/report.py" table "$out"
 log "table built in $(($(date +%s) - t1)) s: $out/table.txt, $out/table.md"

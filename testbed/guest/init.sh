@@ -17,11 +17,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=testbed/guest/initiator.sh
 . "$here/initiator.sh"
 
+# The power-off request is asynchronous and takes the 9p root away, so wait
+# for it with bash builtins only: a read with a timeout on a FIFO made at
+# boot, instead of /usr/bin/sleep.
 tb_poweroff() {
 	sync
 	echo o >/proc/sysrq-trigger
-	/bin/busybox poweroff -f 2>/dev/null
-	sleep 30
+	read -r -t 60 <>/run/tb-wait.fifo
 	exit 1
 }
 
@@ -52,6 +54,7 @@ tb_mount_basics() {
 	grep -qw tb_debug /proc/cmdline && set -x
 	mount -t sysfs sysfs /sys
 	mount -t tmpfs -o mode=0755 tmpfs /run
+	mkfifo /run/tb-wait.fifo
 	# /tmp stays on the overlay's tmpfs: a tmpfs mounted on it would hide
 	# a repository checked out under /tmp.
 	chmod 1777 /tmp

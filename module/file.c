@@ -406,19 +406,43 @@ static ssize_t zonefs_write_checks(struct kiocb *iocb, struct iov_iter *from)
 }
 
 /*
+ * Errors a direct write can end with although the device never failed
+ * it: a bad user buffer, no memory for the bio, a non-blocking write that
+ * would block, or page cache invalidation that failed.
+ */
+static bool zonefs_write_error_is_local(int error)
+{
+	switch (error) {
+	case -EFAULT:
+	case -ENOMEM:
+	case -EAGAIN:
+	case -EINTR:
+	case -ENOTBLK:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
  * Direct write completion: the device acknowledged @size bytes at
  * ki_pos, so a sequential file grows to there. Completions can be seen out
  * of order, so the size only ever grows. On an error the zone is asked
- * where its write pointer really is.
+ * where its write pointer really is, and the errors= policy applies if the
+ * device failed the write. A synchronous write that failed before reaching
+ * the device needs no report: zonefs_file_dio_write() gives back the write
+ * pointer it reserved, and nothing else changed.
  */
 static int zonefs_write_dio_end_io(struct kiocb *iocb, ssize_t size,
 				   int error, unsigned int flags)
 {
 	struct inode *inode = file_inode(iocb->ki_filp);
 	struct zonefs_inode_info *zi = ZONEFS_I(inode);
+	bool local = zonefs_write_error_is_local(error);
 
 	if (error) {
-		zonefs_io_error(inode, true);
+		if (!local || !is_sync_kiocb(iocb))
+			zonefs_io_error(inode, !local);
 	} else if (size && zonefs_inode_is_seq(inode)) {
 		mutex_lock(&zi->i_truncate_mutex);
 		if (i_size_read(inode) < iocb->ki_pos + size)

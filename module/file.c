@@ -137,6 +137,19 @@ const struct address_space_operations zonefs_file_aops = {
 	.swap_activate		= zonefs_swap_activate,
 };
 
+/* Whether a sequential file's zone can be reset or finished now. */
+static int zonefs_truncate_check(struct inode *inode)
+{
+	struct zonefs_zone *z = zonefs_inode_zone(inode);
+
+	if (z->z_flags & ZONEFS_ZONE_OFFLINE)
+		return -EIO;
+	if (sb_rdonly(inode->i_sb) ||
+	    (z->z_flags & (ZONEFS_ZONE_READONLY | ZONEFS_ZONE_RO_MOUNT)))
+		return -EROFS;
+	return 0;
+}
+
 /*
  * Truncation of a sequential file to 0 resets its zone and truncation to
  * its capacity finishes it. Nothing else can change a file's size.
@@ -161,14 +174,20 @@ static int zonefs_file_truncate(struct inode *inode, loff_t isize)
 	filemap_invalidate_lock(inode->i_mapping);
 	mutex_lock(&zi->i_truncate_mutex);
 
-	if (z->z_flags & ZONEFS_ZONE_OFFLINE) {
-		ret = -EIO;
+	ret = zonefs_truncate_check(inode);
+	if (ret)
 		goto unlock;
-	}
-	if (z->z_flags & (ZONEFS_ZONE_READONLY | ZONEFS_ZONE_RO_MOUNT)) {
-		ret = -EROFS;
+
+	/*
+	 * A zone can go offline or read-only at any time, and not every
+	 * device refuses to reset or finish such a zone: ask the device
+	 * first, so that the file follows its zone's condition and the
+	 * errors= policy applies if the zone went bad.
+	 */
+	__zonefs_io_error(inode, false);
+	ret = zonefs_truncate_check(inode);
+	if (ret)
 		goto unlock;
-	}
 
 	ret = zonefs_zone_mgmt(inode, op);
 	if (ret) {

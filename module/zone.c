@@ -190,8 +190,8 @@ static void zonefs_apply_errors_policy(struct inode *inode)
  *
  * Asks the device for the file's zone, sets the size and the issued write
  * pointer from what the device reports and applies the zone's condition.
- * Then, if a write failed or the device's view differs from ours, applies
- * the errors= policy.
+ * Then, if a write failed, the device's view differs from ours or the zone
+ * has just gone offline or read-only, applies the errors= policy.
  *
  * Context: process context, the file's i_truncate_mutex held.
  */
@@ -203,6 +203,8 @@ void __zonefs_io_error(struct inode *inode, bool write)
 	struct zonefs_zone *z = zonefs_inode_zone(inode);
 	unsigned int noio_flag;
 	struct blk_zone zone;
+	u8 bad = ZONEFS_ZONE_OFFLINE | ZONEFS_ZONE_READONLY;
+	bool was_bad = z->z_flags & bad;
 	loff_t wpoff;
 	bool mismatch = false;
 	int ret;
@@ -266,7 +268,7 @@ void __zonefs_io_error(struct inode *inode, bool write)
 		break;
 	}
 
-	if (write || mismatch)
+	if (write || mismatch || (!was_bad && (z->z_flags & bad)))
 		zonefs_apply_errors_policy(inode);
 }
 

@@ -213,6 +213,22 @@ free_page:
 	return ret;
 }
 
+/*
+ * explicit-open exists to keep within the device's open zone limit: a
+ * device that reports none has nothing to keep within, so the option is
+ * dropped with a message.
+ */
+static void zonefs_check_explicit_open(struct super_block *sb)
+{
+	struct zonefs_sb_info *sbi = ZONEFS_SB(sb);
+
+	if ((sbi->s_mount_opts & ZONEFS_MNTOPT_EXPLICIT_OPEN) &&
+	    !sbi->s_max_wro_seq_files) {
+		zonefs_info(sb, "explicit-open ignored: the device reports no open zone limit\n");
+		sbi->s_mount_opts &= ~ZONEFS_MNTOPT_EXPLICIT_OPEN;
+	}
+}
+
 static int zonefs_fill_super(struct super_block *sb, struct fs_context *fc)
 {
 	struct zonefs_context *ctx = fc->fs_private;
@@ -238,6 +254,8 @@ static int zonefs_fill_super(struct super_block *sb, struct fs_context *fc)
 	init_completion(&sbi->s_kobj_unregister);
 	sbi->s_max_wro_seq_files = bdev_max_open_zones(bdev);
 	sbi->s_max_active_seq_files = bdev_max_active_zones(bdev);
+
+	zonefs_check_explicit_open(sb);
 
 	sb->s_magic = ZONEFS_MAGIC;
 	sb->s_maxbytes = MAX_LFS_FILESIZE;
@@ -286,6 +304,7 @@ static int zonefs_reconfigure(struct fs_context *fc)
 
 	sync_filesystem(sb);
 	ZONEFS_SB(sb)->s_mount_opts = ctx->c_mount_opts;
+	zonefs_check_explicit_open(sb);
 
 	return 0;
 }

@@ -14,7 +14,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 : "${HOST_GROUPS:=lint host}"
-: "${GUEST_GROUPS:=testbed mkzonefs mount ns io zns}"
+: "${GUEST_GROUPS:=testbed mkzonefs mount ns io zns errors reliability}"
 : "${VM_GROUPS:=powercut}"
 : "${TESTS_ARGS:=}"
 

@@ -109,6 +109,9 @@ tb_start_port() {
 		modprobe tcm_loop || return 1
 		tpg=$TB_CFS/loopback/$TB_LOOP_WWN/tpgt_1
 		mkdir -p "$tpg" || return 1
+		# tcm_loop adds each LUN to its SCSI host when the LUN is linked,
+		# which only works once the nexus exists: make it first.
+		echo "$TB_LOOP_WWN" >"$tpg/nexus" || return 1
 		;;
 	esac
 }
@@ -118,9 +121,7 @@ tb_enable_port() {
 	iscsi)
 		echo 1 >"$TB_CFS/iscsi/$TB_IQN/tpgt_1/enable"
 		;;
-	loop)
-		echo "$TB_LOOP_WWN" >"$TB_CFS/loopback/$TB_LOOP_WWN/tpgt_1/nexus"
-		;;
+	loop) ;;
 	esac
 }
 

@@ -26,6 +26,7 @@
 #include <sys/mount.h>
 
 #include "zonefs_format.h"
+#include "mkzonefs.h"
 
 _Static_assert(sizeof(struct zonefs_super) == ZONEFS_SUPER_SIZE,
 	       "struct zonefs_super must be 4096 bytes");
@@ -38,25 +39,12 @@ static int zfs_sb_err(int err)
 	return 1;
 }
 
-/* crc32 (reflected, polynomial 0xedb88320), seeded, without final xor. */
-static uint32_t zfs_sb_crc32(uint32_t crc, const unsigned char *p, size_t len)
-{
-	int k;
-
-	while (len--) {
-		crc ^= *p++;
-		for (k = 0; k < 8; k++)
-			crc = (crc >> 1) ^ (0xedb88320U & -(crc & 1));
-	}
-	return crc;
-}
-
 static uint32_t zfs_sb_csum(struct zonefs_super *sb)
 {
 	uint32_t saved = sb->s_crc, crc;
 
 	sb->s_crc = 0;
-	crc = zfs_sb_crc32(~0U, (unsigned char *)sb, sizeof(*sb));
+	crc = zonefs_crc32(~0U, sb, sizeof(*sb));
 	sb->s_crc = saved;
 	return crc;
 }

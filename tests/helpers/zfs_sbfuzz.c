@@ -52,6 +52,7 @@
 #include <linux/fs.h>
 
 #include "zonefs_format.h"
+#include "mkzonefs.h"
 
 #define FZ_BS		4096
 #define FZ_HASH_LEN	(64 * 1024)
@@ -85,24 +86,12 @@ static uint64_t fz_next(void)
 	return z ^ (z >> 31);
 }
 
-static uint32_t fz_crc32(uint32_t crc, const unsigned char *p, size_t len)
-{
-	int k;
-
-	while (len--) {
-		crc ^= *p++;
-		for (k = 0; k < 8; k++)
-			crc = (crc >> 1) ^ (0xedb88320U & -(crc & 1));
-	}
-	return crc;
-}
-
 static uint32_t fz_csum(const struct zonefs_super *sb)
 {
 	struct zonefs_super tmp = *sb;
 
 	tmp.s_crc = 0;
-	return fz_crc32(~0U, (const unsigned char *)&tmp, sizeof(tmp));
+	return zonefs_crc32(~0U, &tmp, sizeof(tmp));
 }
 
 static void fz_fix_crc(struct zonefs_super *sb)

@@ -24,45 +24,10 @@
 #include <sys/ioctl.h>
 #include <linux/blkzoned.h>
 
+#include "mkzonefs.h"
+
 #define ZONE_REPORT_BATCH	1024U
 
-static const char *zone_type_name(unsigned int type)
-{
-	switch (type) {
-	case BLK_ZONE_TYPE_CONVENTIONAL:
-		return "conventional";
-	case BLK_ZONE_TYPE_SEQWRITE_REQ:
-		return "seq-write-required";
-	case BLK_ZONE_TYPE_SEQWRITE_PREF:
-		return "seq-write-preferred";
-	default:
-		return "unknown";
-	}
-}
-
-static const char *zone_cond_name(unsigned int cond)
-{
-	switch (cond) {
-	case BLK_ZONE_COND_NOT_WP:
-		return "not-wp";
-	case BLK_ZONE_COND_EMPTY:
-		return "empty";
-	case BLK_ZONE_COND_IMP_OPEN:
-		return "implicit-open";
-	case BLK_ZONE_COND_EXP_OPEN:
-		return "explicit-open";
-	case BLK_ZONE_COND_CLOSED:
-		return "closed";
-	case BLK_ZONE_COND_READONLY:
-		return "read-only";
-	case BLK_ZONE_COND_FULL:
-		return "full";
-	case BLK_ZONE_COND_OFFLINE:
-		return "offline";
-	default:
-		return "unknown";
-	}
-}
 
 static int parse_u64(const char *str, uint64_t *val)
 {
@@ -123,8 +88,8 @@ int main(int argc, char **argv)
 			       (unsigned long long)z->start,
 			       (unsigned long long)z->len,
 			       (unsigned long long)z->wp,
-			       zone_type_name(z->type),
-			       zone_cond_name(z->cond),
+			       zonefs_zone_type_name(z->type),
+			       zonefs_zone_cond_name(z->cond),
 			       (unsigned long long)((rep->flags &
 						     BLK_ZONE_REP_CAPACITY) ?
 						    z->capacity : z->len));

@@ -34,6 +34,8 @@ tb_port() {
 	done
 	return 1
 }
+# job.sh finds the TAP port the same way.
+export -f tb_port
 
 # Report the job's status on the ret port and end the guest.
 tb_finish() {

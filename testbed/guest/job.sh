@@ -69,17 +69,10 @@ mode_boot() {
 
 mode_check() {
 	local port
-	port=$(tb_tap_port) || return 1
+	# tb_port comes from init.sh, which exports it.
+	port=$(tb_port zonefs.tap) || return 1
 	# shellcheck disable=SC2086
 	"$TB_TOP/tests/run" -o /results $TB_TESTS >"$port"
-}
-
-tb_tap_port() {
-	local p
-	for p in /sys/class/virtio-ports/*; do
-		[ "$(cat "$p/name")" = zonefs.tap ] && echo "/dev/${p##*/}" && return 0
-	done
-	return 1
 }
 
 mode_bench() {

@@ -45,7 +45,8 @@ test: check
 # superblocks, 200 target-loss cycles, 30 min of load) and the power cuts.
 stress: deps all images
 	@STRESS=1 HOST_GROUPS=none GUEST_GROUPS="$${GUEST_GROUPS:-stress}" \
-		VM_GROUPS="$${VM_GROUPS:-powercut}" testbed/check.sh
+		VM_GROUPS="$${VM_GROUPS:-powercut}" CUTS="$${CUTS:-10}" \
+		VM_TIMEOUT="$${VM_TIMEOUT:-7200}" testbed/check.sh
 
 bench: deps all images
 	@bench/run.sh

@@ -114,7 +114,7 @@ tb_install_module() {
 
 # Write the device map the tests and the job read.
 tb_start_disks() {
-	local spec name lun zmb conv smb lba open dev var
+	local spec name lun zmb conv smb lba open dev var mopts
 	: >/run/zonefs-testbed.env
 	if [ "$TB_DISK" = passthrough ]; then
 		modprobe virtio_scsi
@@ -128,7 +128,14 @@ tb_start_disks() {
 		return 0
 	fi
 	mkdir -p "$TB_ZBC_DIR"
-	mount -o noatime /dev/vda "$TB_ZBC_DIR" || tb_fail "cannot mount the backing store disk"
+	# The zbc handler writes data with pwrite() and then moves the write
+	# pointer in its mmap()ed zone table; the page cache writes the two
+	# back independently. With -o sync the data is on the host before the
+	# handler moves the write pointer, so a power cut can only lose the
+	# write pointer's last moves, never the data under it.
+	mopts=noatime
+	[ "${TB_DURABLE:-0}" = 1 ] && mopts=noatime,sync
+	mount -o "$mopts" /dev/vda "$TB_ZBC_DIR" || tb_fail "cannot mount the backing store disk"
 	tb_start_tcmu || tb_fail "tcmu-runner did not start"
 	tb_start_port || tb_fail "cannot create the $TB_TRANSPORT target port"
 	for spec in $TB_DISKS; do

@@ -8,6 +8,11 @@ TOP := $(CURDIR)
 # Options given on the command line (ZONE_MB=, CMD=, ...) reach the testbed
 # scripts through the environment; testbed/config lists them with defaults.
 
+# CMD is a shell command for the guest: make must not expand its '$'
+# (make boot CMD='echo $$ZBC_DEV'), so it is passed on as it was written.
+override CMD := $(value CMD)
+export CMD
+
 .PHONY: all deps tools module helpers images testbed boot check test stress bench clean testbed-reset
 
 all: tools module helpers

@@ -22,6 +22,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=testbed/lib.sh
 . "$here/lib.sh"
+# shellcheck source=testbed/disk_policy.sh
+. "$here/disk_policy.sh"
 
 mode=${1:-}
 case "$mode" in
@@ -63,15 +65,7 @@ case "$LBA" in
 esac
 
 pass_dev=
-if [ -n "$DISK" ]; then
-	[ -b "$DISK" ] || tb_die "DISK=$DISK is not a block device"
-	b=$(basename "$(readlink -f "$DISK")")
-	z=$(cat "/sys/class/block/$b/queue/zoned" 2>/dev/null || echo none)
-	case "$z" in
-	host-managed | host-aware) pass_dev=$(readlink -f "$DISK") ;;
-	*) tb_die "DISK=$DISK is not a zoned block device (zoned: $z); nothing was written to it" ;;
-	esac
-fi
+[ -z "$DISK" ] || pass_dev=$(tb_disk_policy "$DISK" "$FORMAT") || exit 1
 if [ -n "$SHARE" ] && [ ! -d "$SHARE" ]; then
 	tb_die "SHARE=$SHARE is not a directory"
 fi

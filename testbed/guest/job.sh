@@ -11,6 +11,8 @@ set -a
 . /run/zonefs-testbed.env
 set +a
 MKZONEFS=$TB_TOP/tools/mkzonefs
+# shellcheck source=testbed/disk_policy.sh
+. "$TB_TOP/testbed/disk_policy.sh"
 
 # Say what the disk is, from sysfs and the device's own zone report.
 tb_describe() {
@@ -39,10 +41,10 @@ mode_testbed() {
 
 mode_boot() {
 	tb_describe "$ZBC_DEV" || return 1
-	if [ -x "$MKZONEFS" ] && { [ "${FORMAT:-0}" = 1 ] || ! tb_has_zonefs "$ZBC_DEV"; }; then
-		"$MKZONEFS" -f "$ZBC_DEV" || return 1
-	fi
-	if modprobe zonefs; then
+	tb_boot_format "$ZBC_DEV" || return 1
+	if ! tb_has_zonefs "$ZBC_DEV"; then
+		: # a passed-through drive left as it is: tb_boot_format said why
+	elif modprobe zonefs; then
 		echo "zonefs: $(modinfo -n zonefs)"
 		mount -t zonefs "$ZBC_DEV" /mnt || return 1
 		echo "mounted $ZBC_DEV on /mnt:"

@@ -13,7 +13,7 @@ TOP := $(CURDIR)
 override CMD := $(value CMD)
 export CMD
 
-.PHONY: all deps tools module helpers images testbed boot check test stress bench clean testbed-reset
+.PHONY: all deps tools module helpers images kernel-debug testbed boot check test stress bench clean testbed-reset
 
 all: tools module helpers
 
@@ -31,6 +31,12 @@ helpers:
 
 images: deps
 	@images/mkinitramfs.sh
+
+# The debug kernel (KASAN, KFENCE, lockdep, UBSAN, ...) from Debian's
+# linux-source-6.1, and zonefs.ko against it; cached. KERNEL=debug on boot,
+# check, stress or bench boots it (and builds it first if needed).
+kernel-debug: deps
+	@images/mkkernel.sh >/dev/null
 
 # Start the ZBC target in the guest, log in over iSCSI and describe the disk.
 testbed: deps all images

@@ -6,6 +6,8 @@
 # everything else comes from the host's root file system at run time.
 #
 # Usage: images/mkinitramfs.sh   (writes images/out/initramfs-<kver>.cpio.gz)
+# KVER= picks the kernel, KMODS= its modules directory when that is not
+# /lib/modules/<kver> (the debug kernel of images/mkkernel.sh).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -14,10 +16,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 kver=$(tb_kver) || tb_die "no Debian 6.1 kernel with headers installed: run 'make deps'"
 out="$IMAGES_OUT/initramfs-$kver.cpio.gz"
+: "${KMODS:=/lib/modules/$kver}"
+modinfo=(modinfo -k "$kver")
+[ "$KMODS" = "/lib/modules/$kver" ] || modinfo+=(-b "${KMODS%/lib/modules/*}")
 mods=(virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci
       netfs fscache 9pnet 9pnet_virtio 9p overlay)
 
-if [ "$out" -nt "$here/init" ] && [ "$out" -nt "$0" ]; then
+if [ "$out" -nt "$here/init" ] && [ "$out" -nt "$0" ] && [ "$out" -nt "$KMODS/modules.builtin" ]; then
 	tb_log "initramfs is up to date: $out"
 	exit 0
 fi
@@ -31,7 +36,7 @@ cp "$here/init" "$stage/init"
 chmod 0755 "$stage/init"
 : >"$stage/modules.order"
 for m in "${mods[@]}"; do
-	path=$(modinfo -k "$kver" -n "$m") || tb_die "module $m not found for $kver"
+	path=$("${modinfo[@]}" -n "$m") || tb_die "module $m not found for $kver"
 	case "$path" in
 	/*) ;;
 	*) continue ;;	# built in

@@ -1,0 +1,83 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make deb: build the zonefs-dkms and mkzonefs packages from the working
+# tree with dpkg-buildpackage, in a copy under images/out/deb/ (the
+# repository itself is never built in, so a module or tools build beside it
+# is left alone). Nothing is rebuilt when the packages are newer than every
+# source file.
+#
+# Environment: DEB_OUT (default images/out/deb), LINTIAN=1 (also run
+# lintian on the packages; errors fail the build).
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=${DEB_OUT:-$top/images/out/deb}
+
+die() {
+	echo "make deb: error: $*" >&2
+	exit 1
+}
+
+for p in dpkg-buildpackage dpkg-parsechangelog dh dh_dkms; do
+	command -v "$p" >/dev/null || die "$p is not installed: run 'make deps'"
+done
+ver=$(tr -d '[:space:]' <"$top/VERSION")
+[ -n "$ver" ] || die "VERSION is empty"
+clver=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
+[ "$clver" = "$ver" ] ||
+	die "debian/changelog is at $clver but VERSION says $ver: add a changelog entry for $ver"
+arch=$(dpkg --print-architecture)
+debs=("$out/zonefs-dkms_${ver}_all.deb" "$out/mkzonefs_${ver}_${arch}.deb")
+
+# The sources: what git tracks plus new files it does not ignore, or, out of
+# a git checkout, the tree without its build outputs.
+files=()
+if git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
+	while IFS= read -r -d '' f; do
+		[ -f "$top/$f" ] && files+=("$f")
+	done < <(git -C "$top" ls-files -z --cached --others --exclude-standard)
+else
+	while IFS= read -r -d '' f; do
+		files+=("${f#./}")
+	done < <(cd "$top" && find . -path ./images/out -prune -o -path ./results -prune -o \
+		\( -name '*.o' -o -name '*.ko' -o -name '*.mod*' -o -name '.*.cmd' \) -prune -o \
+		-type f -print0)
+fi
+[ ${#files[@]} -gt 0 ] || die "no source files found in $top"
+
+fresh=1
+for d in "${debs[@]}"; do
+	if [ ! -f "$d" ] || [ -n "$(cd "$top" && find "${files[@]}" -newer "$d" -print -quit)" ]; then
+		fresh=0
+	fi
+done
+if [ "$fresh" = 1 ]; then
+	echo "make deb: up to date: ${debs[*]#"$top"/}"
+	exit 0
+fi
+
+t0=$(date +%s)
+stage=$out/build
+src=$stage/zonefs-$ver
+rm -rf "$stage"
+mkdir -p "$src"
+(cd "$top" && printf '%s\0' "${files[@]}" | tar --null -T - -cf -) | tar -xf - -C "$src"
+if ! (cd "$src" && dpkg-buildpackage -b -us -uc -j"$(nproc)") >"$out/build.log" 2>&1; then
+	tail -n 30 "$out/build.log" >&2
+	die "dpkg-buildpackage failed; log: $out/build.log"
+fi
+rm -f "$out"/*.deb
+mv "$stage"/*.deb "$out/"
+rm -rf "$src"
+for d in "${debs[@]}"; do
+	[ -f "$d" ] || die "dpkg-buildpackage made no ${d##*/}; log: $out/build.log"
+done
+echo "make deb: built ${debs[*]#"$top"/} in $(($(date +%s) - t0)) s"
+
+if [ "${LINTIAN:-0}" = 1 ]; then
+	command -v lintian >/dev/null || die "lintian is not installed: run 'make deps'"
+	lintian --fail-on error "${debs[@]}" | tee "$out/lintian.log" ||
+		die "lintian found errors; log: $out/lintian.log"
+	echo "make deb: lintian: $(grep -c '^E:' "$out/lintian.log") errors, $(grep -c '^W:' "$out/lintian.log") warnings"
+fi

@@ -87,6 +87,25 @@ tb_teardown() {
 	umount "$TB_ZBC_DIR" 2>/dev/null
 }
 
+# A kernel of our own (KERNEL=debug, images/mkkernel.sh) has no modules in
+# the host's /lib/modules: vm.sh names their directory on the host with
+# tb_kmods=, and they are linked in before anything is loaded.
+tb_link_modules() {
+	local arg src='' kdir cmdline
+	read -r cmdline </proc/cmdline
+	for arg in $cmdline; do
+		case "$arg" in
+		tb_kmods=*) src=${arg#tb_kmods=} ;;
+		esac
+	done
+	[ -n "$src" ] || return 0
+	kdir=/lib/modules/$(uname -r)
+	[ -d "$src/kernel" ] || tb_fail "no modules for $(uname -r) in $src"
+	mkdir -p "$kdir"
+	ln -sfn "$src/kernel" "$kdir/kernel"
+	cp "$src"/modules.* "$kdir/"
+}
+
 tb_mount_results() {
 	mkdir -p /results
 	modprobe -a virtio_console virtio_blk virtio_scsi ext4 2>/dev/null
@@ -100,7 +119,7 @@ tb_mount_results() {
 # The indexes come from the host (vm.sh), which ran depmod over the same
 # tree with our module added.
 tb_install_module() {
-	local ko=$TB_TOP/module/zonefs.ko kdir dst
+	local ko=${TB_KO:-$TB_TOP/module/zonefs.ko} kdir dst
 	kdir=/lib/modules/$(uname -r)
 	[ -f "$ko" ] || return 0
 	[ -f "$TB_TOP/images/out/depmod-$(uname -r)/modules.dep.bin" ] ||
@@ -168,6 +187,7 @@ tb_start_disks() {
 
 tb_main() {
 	tb_mount_basics
+	tb_link_modules
 	tb_mount_results
 	# shellcheck source=/dev/null
 	set -a

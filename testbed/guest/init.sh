@@ -37,10 +37,39 @@ tb_port() {
 # job.sh finds the TAP port the same way.
 export -f tb_port
 
+# The kernel log goes to the host as it is written, on the zonefs.kmsg
+# port (results/<job>/kmsg.log), in `dmesg -r` form: the host checks it
+# (tests/lib/kmsg.sh) even for a guest that is killed, and sees the
+# WARNING lines the console's loglevel hides. tee keeps a copy in /run, and
+# writes the port first.
+tb_start_kmsg() {
+	local port=
+	for _ in $(seq 20); do
+		port=$(tb_port zonefs.kmsg) && break
+		sleep 0.1
+	done
+	[ -n "$port" ] || return 0
+	dmesg -w -r 2>/dev/null | tee /run/kmsg.log >"$port" &
+}
+
+# Log the taint flags after the teardown, and give the stream time to
+# pass that last line to the host before the power goes.
+tb_end_kmsg() {
+	local line
+	[ -e /run/kmsg.log ] || return 0
+	line="zonefs-testbed: taint $(cat /proc/sys/kernel/tainted) at power-off"
+	echo "$line" >/dev/kmsg
+	for _ in $(seq 50); do
+		grep -qF "$line" /run/kmsg.log 2>/dev/null && return 0
+		sleep 0.1
+	done
+}
+
 # Report the job's status on the ret port and end the guest.
 tb_finish() {
 	local rc=$1 port
 	tb_teardown
+	tb_end_kmsg
 	port=$(tb_port zonefs.ret) && echo "$rc" >"$port"
 	tb_poweroff
 }
@@ -159,6 +188,12 @@ tb_start_disks() {
 	tb_start_port || tb_fail "cannot create the $TB_TRANSPORT target port"
 	for spec in $TB_DISKS; do
 		IFS=: read -r name lun zmb conv smb lba open <<<"$spec"
+		# make check's disks start each run in the state a power cycle
+		# leaves, whatever a killed fault-injection test left behind.
+		if [ "$TB_MODE" = check ] && [ -f "$TB_ZBC_DIR/$name.zbc" ]; then
+			"$here/zbc-zone" "$TB_ZBC_DIR/$name.zbc" settle ||
+				tb_fail "cannot settle the zones of $name"
+		fi
 		tb_add_disk "$name" "$lun" "$zmb" "$conv" "$smb" "$lba" "$open" ||
 			tb_fail "cannot create backstore $name ($spec); see /var/log/tcmu"
 	done
@@ -189,6 +224,7 @@ tb_main() {
 	tb_mount_basics
 	tb_link_modules
 	tb_mount_results
+	tb_start_kmsg
 	# shellcheck source=/dev/null
 	set -a
 	. /results/job.env || tb_fail "no job in /results/job.env"

@@ -158,6 +158,7 @@ build_module() {
 	mkdir -p "$mdir/module" "$mdir/include"
 	cp -p "$TOP"/module/Kbuild "$TOP"/module/Makefile "$TOP"/module/*.[ch] "$mdir/module/"
 	cp -pr "$TOP"/include/. "$mdir/include/"
+	[ ! -f "$TOP/VERSION" ] || cp -p "$TOP/VERSION" "$mdir/VERSION"
 	nice -n 19 make -s -C "$dir/build" M="$mdir/module" -j"$KERNEL_JOBS" modules >&2 ||
 		tb_die "zonefs.ko does not build against the debug kernel"
 	tb_log "zonefs.ko for $(cat "$dir/kver"): $mdir/module/zonefs.ko"

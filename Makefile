@@ -47,7 +47,8 @@ boot: deps all images
 	@testbed/vm.sh boot
 
 # The whole suite: lint and host tests, then the guest tests, one TAP stream.
-check: deps all images
+# The packages are built first: tests/pkg installs them in the guest.
+check: deps all images deb
 	@testbed/check.sh
 
 test: check
@@ -61,6 +62,25 @@ stress: deps all images
 
 bench: deps all images
 	@bench/run.sh
+
+# Debian packages zonefs-dkms and mkzonefs in images/out/deb/
+# (debian/build-debs.sh; LINTIAN=1 also runs lintian on them).
+deb:
+	@debian/build-debs.sh
+
+# mkzonefs, mkfs.zonefs and the man page under PREFIX (/usr/local), staged
+# under DESTDIR if given.
+install:
+	@$(MAKE) -s -C tools install
+
+# zonefs.ko for the running kernel (or KVER=) under
+# /lib/modules/<kernel>/updates/, then depmod.
+modules_install:
+	@kver=$${KVER:-$$(uname -r)}; \
+	[ -d "/usr/src/linux-headers-$$kver" ] || { echo "make modules_install: no headers for kernel $$kver: apt-get install linux-headers-$$kver, or give KVER=" >&2; exit 1; }; \
+	$(MAKE) -s -C module modules_install KVER="$$kver"
+
+.PHONY: deb install modules_install
 
 # Forget the user disk's backing file (the data written in earlier boots).
 testbed-reset:

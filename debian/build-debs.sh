@@ -30,19 +30,20 @@ clver=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
 arch=$(dpkg --print-architecture)
 debs=("$out/zonefs-dkms_${ver}_all.deb" "$out/mkzonefs_${ver}_${arch}.deb")
 
-# The sources: what git tracks plus new files it does not ignore, or, out of
-# a git checkout, the tree without its build outputs.
+# The sources the packages are made of: what git tracks there plus new
+# files it does not ignore, or, out of a git checkout, those directories
+# without their build outputs.
+paths=(VERSION dkms.conf debian include module tools tests/unit)
 files=()
 if git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
 	while IFS= read -r -d '' f; do
 		[ -f "$top/$f" ] && files+=("$f")
-	done < <(git -C "$top" ls-files -z --cached --others --exclude-standard)
+	done < <(git -C "$top" ls-files -z --cached --others --exclude-standard -- "${paths[@]}")
 else
 	while IFS= read -r -d '' f; do
-		files+=("${f#./}")
-	done < <(cd "$top" && find . -path ./images/out -prune -o -path ./results -prune -o \
-		\( -name '*.o' -o -name '*.ko' -o -name '*.mod*' -o -name '.*.cmd' \) -prune -o \
-		-type f -print0)
+		files+=("$f")
+	done < <(cd "$top" && find "${paths[@]}" \( -name '*.o' -o -name '*.ko' -o -name '*.mod' \
+		-o -name '*.mod.c' -o -name '.*.cmd' -o -path tests/unit/bin \) -prune -o -type f -print0)
 fi
 [ ${#files[@]} -gt 0 ] || die "no source files found in $top"
 
@@ -77,7 +78,9 @@ echo "make deb: built ${debs[*]#"$top"/} in $(($(date +%s) - t0)) s"
 
 if [ "${LINTIAN:-0}" = 1 ]; then
 	command -v lintian >/dev/null || die "lintian is not installed: run 'make deps'"
-	lintian --fail-on error "${debs[@]}" | tee "$out/lintian.log" ||
+	largs=(--fail-on error)
+	[ "$(id -u)" = 0 ] && largs+=(--allow-root)
+	lintian "${largs[@]}" "${debs[@]}" | tee "$out/lintian.log" ||
 		die "lintian found errors; log: $out/lintian.log"
 	echo "make deb: lintian: $(grep -c '^E:' "$out/lintian.log") errors, $(grep -c '^W:' "$out/lintian.log") warnings"
 fi

@@ -6,18 +6,28 @@
  *	zfs_io write  FILE OFF LEN [direct] [append] [rwf_append] [seed=N]
  *	zfs_io read   FILE OFF LEN [direct] [seed=N] [base=N]
  *	zfs_io trunc  FILE SIZE
- *	zfs_io mmap   FILE shared|private read|write [rdwr]
+ *	zfs_io mmap   FILE shared|private read|write [rdwr] [off=N] [len=N]
+ *		      [seed=N] [base=N] [fill=N]
  *	zfs_io creat  FILE
  *	zfs_io seek   FILE OFF set|end
- *	zfs_io aio    FILE NR BS [seed=N]
+ *	zfs_io aio    FILE NR BS [seed=N] [off=N] [order=I,J,...] [each]
  *
  * Data written is a pattern: the 8-byte word at pattern offset o (a
  * multiple of 8) holds o ^ (seed * 0x9e3779b97f4a7c15). "read" checks the
  * data it reads against the pattern at offset (OFF - base), so a test can
  * check a file and the raw device (base = zone start in bytes) alike.
+ * "mmap" maps LEN bytes (default 4096) at OFF (a page multiple) and reads
+ * every byte through the mapping, checked against the pattern of seed N
+ * when seed= is given (MISMATCH <offset> otherwise). fill=N then writes
+ * the pattern of seed N through a writable mapping, msync()s a shared one
+ * and checks the mapping again; "OK <LEN>" on success. rdwr opens the file
+ * read-write for a read-only mapping.
  * "aio" queues NR direct writes of BS bytes back to back at the end of the
- * file with one io_submit() and waits for them all (raw aio system calls,
- * so that the helpers need no library).
+ * file (or at OFF) with one io_submit() and waits for them all (raw aio
+ * system calls, so that the helpers need no library). order= gives the
+ * block each iocb writes, in submission order (default 0,1,2,...); each
+ * prints every iocb's result, "R <bytes or ERRNO> ...", instead of
+ * "OK <total>" or the first error.
  *
  * Prints "OK <n>" (n: bytes, offset or 0) and exits 0, or prints
  * "ERR <ERRNO NAME>" or "MISMATCH <offset>" and exits 1; usage errors
@@ -42,8 +52,17 @@ struct zfs_io_opts {
 	int direct;
 	int append;
 	int rwf_append;
+	int rdwr;
+	int each;
+	int has_off;
+	int has_seed;
+	int has_fill;
 	uint64_t seed;
+	uint64_t fill;
 	long long base;
+	long long off;
+	size_t len;
+	const char *order;
 };
 
 static int zfs_io_err(int err)
@@ -86,8 +105,23 @@ static void zfs_io_parse_opts(int argc, char **argv, struct zfs_io_opts *o)
 			o->append = 1;
 		else if (!strcmp(argv[i], "rwf_append"))
 			o->rwf_append = 1;
-		else if (!strncmp(argv[i], "seed=", 5))
+		else if (!strcmp(argv[i], "rdwr"))
+			o->rdwr = 1;
+		else if (!strncmp(argv[i], "seed=", 5)) {
 			o->seed = zfs_io_num(argv[i] + 5);
+			o->has_seed = 1;
+		} else if (!strncmp(argv[i], "fill=", 5)) {
+			o->fill = zfs_io_num(argv[i] + 5);
+			o->has_fill = 1;
+		} else if (!strncmp(argv[i], "off=", 4)) {
+			o->off = zfs_io_num(argv[i] + 4);
+			o->has_off = 1;
+		} else if (!strcmp(argv[i], "each"))
+			o->each = 1;
+		else if (!strncmp(argv[i], "order=", 6))
+			o->order = argv[i] + 6;
+		else if (!strncmp(argv[i], "len=", 4))
+			o->len = zfs_io_num(argv[i] + 4);
 		else if (!strncmp(argv[i], "base=", 5))
 			o->base = zfs_io_num(argv[i] + 5);
 		else {
@@ -182,51 +216,98 @@ static int zfs_io_read(const char *file, long long off, size_t len,
 }
 
 static int zfs_io_mmap(const char *file, const char *share, const char *prot,
-		       int rdwr)
+		       struct zfs_io_opts *o)
 {
 	int wr = !strcmp(prot, "write");
-	int flags = !strcmp(share, "shared") ? MAP_SHARED : MAP_PRIVATE;
-	void *p;
+	int shared = !strcmp(share, "shared");
+	size_t len = o->len ? o->len : 4096, i;
+	unsigned char *p, *exp = zfs_io_buf(len);
+	volatile unsigned char sum = 0;
 	int fd;
 
-	fd = open(file, (wr || rdwr) ? O_RDWR : O_RDONLY);
+	fd = open(file, (wr || o->rdwr) ? O_RDWR : O_RDONLY);
 	if (fd < 0)
 		return zfs_io_err(errno);
-	p = mmap(NULL, 4096, PROT_READ | (wr ? PROT_WRITE : 0), flags, fd, 0);
+	p = mmap(NULL, len, PROT_READ | (wr ? PROT_WRITE : 0),
+		 shared ? MAP_SHARED : MAP_PRIVATE, fd, o->off);
 	if (p == MAP_FAILED)
 		return zfs_io_err(errno);
-	munmap(p, 4096);
-	close(fd);
-	printf("OK 0\n");
+
+	/* Touch every byte through the mapping; check it if asked. */
+	if (o->has_seed) {
+		zfs_io_fill(exp, len, o->off - o->base, o->seed);
+		for (i = 0; i < len; i++) {
+			if (p[i] != exp[i]) {
+				printf("MISMATCH %lld\n", o->off + (long long)i);
+				return 1;
+			}
+		}
+	} else {
+		for (i = 0; i < len; i++)
+			sum += p[i];
+	}
+
+	/* Write the pattern through the mapping, sync it and read it back. */
+	if (o->has_fill) {
+		zfs_io_fill(exp, len, o->off - o->base, o->fill);
+		memcpy(p, exp, len);
+		if (shared && msync(p, len, MS_SYNC))
+			return zfs_io_err(errno);
+		if (memcmp(p, exp, len)) {
+			printf("MISMATCH mapping\n");
+			return 1;
+		}
+	}
+	if (munmap(p, len) || close(fd))
+		return zfs_io_err(errno);
+	printf("OK %zu\n", len);
 	return 0;
 }
 
-static int zfs_io_aio(const char *file, int nr, size_t bs, uint64_t seed)
+static int zfs_io_aio(const char *file, int nr, size_t bs,
+		      struct zfs_io_opts *o)
 {
 	struct iocb *iocbs = calloc(nr, sizeof(*iocbs));
 	struct iocb **iocbps = calloc(nr, sizeof(*iocbps));
 	struct io_event *events = calloc(nr, sizeof(*events));
+	long long *res = calloc(nr, sizeof(*res));
 	unsigned char *buf = zfs_io_buf(bs * nr);
 	aio_context_t ctx = 0;
 	struct stat st;
-	long long total = 0;
+	long long total = 0, start, blk;
+	const char *ord = o->order;
+	char *end;
 	long ret;
-	int fd, i, done = 0;
+	int fd, i, done = 0, failed = 0;
 
-	if (!iocbs || !iocbps || !events)
+	if (!iocbs || !iocbps || !events || !res)
 		return 2;
 	fd = open(file, O_WRONLY | O_DIRECT);
 	if (fd < 0 || fstat(fd, &st))
 		return zfs_io_err(errno);
 	if (syscall(SYS_io_setup, nr, &ctx))
 		return zfs_io_err(errno);
-	zfs_io_fill(buf, bs * nr, st.st_size, seed);
+	start = o->has_off ? o->off : st.st_size;
 	for (i = 0; i < nr; i++) {
+		/* order=a,b,...: iocb i writes block a, b, ... from start. */
+		blk = i;
+		if (ord) {
+			errno = 0;
+			blk = strtoll(ord, &end, 10);
+			if (errno || end == ord || (*end && *end != ',')) {
+				fprintf(stderr, "zfs_io: bad order '%s'\n", o->order);
+				return 2;
+			}
+			ord = *end ? end + 1 : NULL;
+		}
+		zfs_io_fill(buf + bs * i, bs, start + blk * bs - o->base,
+			    o->seed);
 		iocbs[i].aio_fildes = fd;
 		iocbs[i].aio_lio_opcode = IOCB_CMD_PWRITE;
 		iocbs[i].aio_buf = (uintptr_t)(buf + bs * i);
 		iocbs[i].aio_nbytes = bs;
-		iocbs[i].aio_offset = st.st_size + (long long)bs * i;
+		iocbs[i].aio_offset = start + blk * bs;
+		iocbs[i].aio_data = i;
 		iocbps[i] = &iocbs[i];
 	}
 	ret = syscall(SYS_io_submit, ctx, nr, iocbps);
@@ -242,16 +323,32 @@ static int zfs_io_aio(const char *file, int nr, size_t bs, uint64_t seed)
 		if (ret < 0)
 			return zfs_io_err(errno);
 		for (i = 0; i < ret; i++) {
-			long long res = (long long)events[i].res;
-
-			if (res < 0)
-				return zfs_io_err(-res);
-			total += res;
+			res[events[i].data] = (long long)events[i].res;
+			if (res[events[i].data] < 0)
+				failed = -res[events[i].data];
+			else
+				total += res[events[i].data];
 		}
 		done += ret;
 	}
 	syscall(SYS_io_destroy, ctx);
 	close(fd);
+	if (o->each) {
+		/* Each iocb's result, in submission order. */
+		printf("R");
+		for (i = 0; i < nr; i++) {
+			const char *name = strerrorname_np(-res[i]);
+
+			if (res[i] >= 0)
+				printf(" %lld", res[i]);
+			else
+				printf(" %s", name ? name : "UNKNOWN");
+		}
+		printf("\n");
+		return 0;
+	}
+	if (failed)
+		return zfs_io_err(failed);
 	printf("OK %lld\n", total);
 	return 0;
 }
@@ -284,9 +381,10 @@ int main(int argc, char **argv)
 		printf("OK 0\n");
 		return 0;
 	}
-	if (!strcmp(cmd, "mmap") && (argc == 5 || argc == 6))
-		return zfs_io_mmap(file, argv[3], argv[4],
-				   argc == 6 && !strcmp(argv[5], "rdwr"));
+	if (!strcmp(cmd, "mmap") && argc >= 5) {
+		zfs_io_parse_opts(argc - 5, argv + 5, &o);
+		return zfs_io_mmap(file, argv[3], argv[4], &o);
+	}
 	if (!strcmp(cmd, "creat") && argc == 3) {
 		fd = open(file, O_CREAT | O_WRONLY, 0644);
 		if (fd < 0)
@@ -309,7 +407,7 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "aio") && argc >= 5) {
 		zfs_io_parse_opts(argc - 5, argv + 5, &o);
 		return zfs_io_aio(file, zfs_io_num(argv[3]),
-				  zfs_io_num(argv[4]), o.seed);
+				  zfs_io_num(argv[4]), &o);
 	}
 
 	return zfs_io_usage();

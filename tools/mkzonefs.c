@@ -3,8 +3,10 @@
  * mkzonefs - format a zoned block device with zonefs.
  *
  * Phases: parse the command line, probe the device, validate its zone
- * geometry, print the plan, then (unless --dry-run) reset the sequential
- * zones, write the superblock to zone 0 and sync.
+ * geometry, print the plan, then (unless --dry-run) erase the old
+ * superblock durably, reset the sequential zones, write the superblock to
+ * zone 0, finish it if it is sequential, and sync, with INT and TERM held
+ * back from the erase to the end.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -190,13 +192,7 @@ int main(int argc, char **argv)
 
 	/* The plan must be out before the first byte is written. */
 	fflush(stdout);
-	ret = zonefs_dev_reset_seq(&dev, ctl.c_verbose);
-	if (ret)
-		goto close_dev;
-	ret = zonefs_dev_write_super(&dev, &ctl);
-	if (ret)
-		goto close_dev;
-	printf("Formatted %s with zonefs\n", dev.d_path);
+	ret = zonefs_dev_format(&dev, &ctl);
 
 close_dev:
 	zonefs_dev_close(&dev);

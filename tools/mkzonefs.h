@@ -35,6 +35,8 @@
 #define ZONEFS_PROG		"mkzonefs"
 #define ZONEFS_TOOL_VERSION	"0.1"
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 /* Exit codes of mkzonefs. */
 #define ZONEFS_EXIT_OK		0
 #define ZONEFS_EXIT_FAILURE	1
@@ -186,9 +188,7 @@ int zonefs_dev_open(struct zonefs_dev *dev, const char *path, bool dry_run);
 int zonefs_dev_report(struct zonefs_dev *dev);
 int zonefs_dev_check_signature(struct zonefs_dev *dev, bool force,
 			       bool verbose);
-int zonefs_dev_reset_seq(struct zonefs_dev *dev, bool verbose);
-int zonefs_dev_write_super(struct zonefs_dev *dev,
-			   const struct zonefs_ctl *ctl);
+int zonefs_dev_format(struct zonefs_dev *dev, const struct zonefs_ctl *ctl);
 void zonefs_dev_close(struct zonefs_dev *dev);
 
 #endif /* _MKZONEFS_H */

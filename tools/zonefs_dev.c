@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mkzonefs device access: probe, zone report, signature check, zone reset,
- * superblock write and zone finish.
+ * mkzonefs device access: probe, zone report, signature check, and the
+ * format: erase the old superblock, reset the zones, write the superblock,
+ * finish zone 0.
  *
  * The device is opened once, with O_EXCL so that nobody can mount or claim
  * it while we work, and with O_DIRECT so that the superblock reaches the
@@ -13,6 +14,7 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -27,9 +29,9 @@
 #define ZONEFS_REPORT_BATCH	4096U
 
 /*
- * When zone 0 is conventional, the superblock write also zeroes the rest of
- * the first MiB, where other file systems keep their superblocks (btrfs at
- * 64 KiB, for example), so that no stale signature survives the format.
+ * When zone 0 is conventional, the erase before the format zeroes its first
+ * MiB, where other file systems keep their superblocks (btrfs at 64 KiB, for
+ * example), so that no stale signature survives the format.
  */
 #define ZONEFS_WIPE_SIZE	(1024U * 1024U)
 
@@ -304,32 +306,29 @@ free_buf:
 }
 
 /*
- * Ask libblkid for a file system or partition table signature. Returns the
- * type in @type (empty if none). A probe that fails (a read past a write
- * pointer can fail on a host-managed disk) is not fatal: our own check of
- * zone 0 still runs.
+ * Ask libblkid for a file system or partition table signature. Returns 0
+ * with the type in @type (empty if none), or -errno when the probe itself
+ * failed (a read past a write pointer can fail on a host-managed disk):
+ * then what the device holds is unknown.
  */
-static void zonefs_dev_blkid(struct zonefs_dev *dev, char *type, size_t len,
-			     bool verbose)
+static int zonefs_dev_blkid(struct zonefs_dev *dev, char *type, size_t len)
 {
 	const char *val = NULL;
 	blkid_probe pr;
 	int rc;
 
 	type[0] = '\0';
+	errno = 0;
 	pr = blkid_new_probe_from_filename(dev->d_path);
-	if (!pr) {
-		if (verbose)
-			printf("libblkid cannot probe %s, checking zone 0 only\n",
-			       dev->d_path);
-		return;
-	}
+	if (!pr)
+		return errno ? -errno : -EIO;
 
 	blkid_probe_enable_superblocks(pr, 1);
 	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE);
 	blkid_probe_enable_partitions(pr, 1);
 	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC);
 
+	errno = 0;
 	rc = blkid_do_safeprobe(pr);
 	if (rc == 0) {
 		if (blkid_probe_lookup_value(pr, "TYPE", &val, NULL) &&
@@ -338,11 +337,13 @@ static void zonefs_dev_blkid(struct zonefs_dev *dev, char *type, size_t len,
 		snprintf(type, len, "%s", val);
 	} else if (rc == -2) {
 		snprintf(type, len, "ambiguous (several signatures)");
-	} else if (rc < 0 && verbose) {
-		printf("libblkid probe of %s failed, checking zone 0 only\n",
-		       dev->d_path);
+	} else if (rc < 0) {
+		rc = errno ? -errno : -EIO;
+		blkid_free_probe(pr);
+		return rc;
 	}
 	blkid_free_probe(pr);
+	return 0;
 }
 
 /**
@@ -350,6 +351,9 @@ static void zonefs_dev_blkid(struct zonefs_dev *dev, char *type, size_t len,
  * @dev:     an open, reported device
  * @force:   overwrite anyway (-f)
  * @verbose: say what was found even when it is overwritten
+ *
+ * A probe that fails is a refusal too without @force: the device may hold
+ * something libblkid could not read.
  *
  * Return: 0, -EEXIST if a signature was found without @force, or -errno
  * after printing why.
@@ -361,7 +365,17 @@ int zonefs_dev_check_signature(struct zonefs_dev *dev, bool force,
 	bool zonefs;
 	int ret;
 
-	zonefs_dev_blkid(dev, type, sizeof(type), verbose);
+	ret = zonefs_dev_blkid(dev, type, sizeof(type));
+	if (ret) {
+		if (!force) {
+			zonefs_error("%s: cannot probe for an existing signature (libblkid: %s), so what it holds is unknown (use -f to format anyway)",
+				     dev->d_path, strerror(-ret));
+			return ret;
+		}
+		if (verbose)
+			printf("libblkid cannot probe %s (%s): formatting anyway (-f)\n",
+			       dev->d_path, strerror(-ret));
+	}
 	if (!type[0]) {
 		ret = zonefs_dev_has_magic(dev, &zonefs);
 		if (ret)
@@ -383,39 +397,100 @@ int zonefs_dev_check_signature(struct zonefs_dev *dev, bool force,
 	return 0;
 }
 
+/* Run one zone management ioctl over a range of zones. Returns 0 or -errno. */
 static int zonefs_dev_zone_op(struct zonefs_dev *dev, unsigned long op,
-			      const char *what, uint64_t start,
-			      uint64_t sectors)
+			      uint64_t start, uint64_t sectors)
 {
 	struct blk_zone_range range = {
 		.sector		= start,
 		.nr_sectors	= sectors,
 	};
 
-	if (ioctl(dev->d_fd, op, &range) < 0) {
-		zonefs_error("%s: cannot %s zones at sector %llu (+%llu): %s",
-			     dev->d_path, what, (unsigned long long)start,
-			     (unsigned long long)sectors, strerror(errno));
+	return ioctl(dev->d_fd, op, &range) < 0 ? -errno : 0;
+}
+
+/*
+ * Make what was written so far durable: fsync() flushes the device's write
+ * cache, and BLKFLSBUF drops the device's page cache, so that a buffered
+ * reader (libblkid, a mount) sees what is on the device.
+ */
+static int zonefs_dev_sync(struct zonefs_dev *dev)
+{
+	if (fsync(dev->d_fd) < 0)
 		return -errno;
-	}
+	if (ioctl(dev->d_fd, BLKFLSBUF, 0) < 0)
+		return -errno;
 	return 0;
 }
 
-/**
- * zonefs_dev_reset_seq() - reset every writable sequential zone
- * @dev:     an open, reported device
- * @verbose: print each reset range
- *
- * Contiguous writable sequential zones are reset with one BLKRESETZONE.
- * Offline and read-only zones cannot be reset and are skipped. Zone 0 is
- * included when it is sequential, so that the superblock is written at the
- * start of an empty zone.
- *
- * Return: 0, or -errno after printing why.
+/*
+ * Write zeros at the start of conventional zone 0: one superblock, or the
+ * first ZONEFS_WIPE_SIZE bytes (where other file systems keep their
+ * superblocks, btrfs at 64 KiB for example) when the zone holds them.
  */
-int zonefs_dev_reset_seq(struct zonefs_dev *dev, bool verbose)
+static int zonefs_dev_zero_zone0(struct zonefs_dev *dev)
 {
-	unsigned int i = 0, first;
+	const struct blk_zone *z = &dev->d_zones[0];
+	size_t len = zonefs_max_u(ZONEFS_SUPER_SIZE, dev->d_pbs);
+	void *buf;
+	ssize_t n;
+	int ret = 0;
+
+	if ((z->capacity << 9) >= ZONEFS_WIPE_SIZE)
+		len = zonefs_max_u(ZONEFS_WIPE_SIZE, len);
+	if (posix_memalign(&buf, zonefs_max_u(4096, dev->d_pbs), len))
+		return -ENOMEM;
+	memset(buf, 0, len);
+	n = pwrite(dev->d_fd, buf, len, z->start << 9);
+	if (n != (ssize_t)len)
+		ret = n < 0 ? -errno : -EIO;
+	free(buf);
+	return ret;
+}
+
+/*
+ * Erase the old superblock, durably, before anything else is written: a
+ * sequential zone 0 is reset, a conventional one zeroed. After this, a
+ * format that stops half-way leaves a device that mounts as nothing.
+ */
+static int zonefs_dev_erase(struct zonefs_dev *dev, bool verbose)
+{
+	const struct blk_zone *z = &dev->d_zones[0];
+	int ret;
+
+	if (verbose)
+		printf("Erasing the old superblock (%s zone 0)\n",
+		       zonefs_zone_is_cnv(z) ? "zeroing" : "resetting");
+	if (zonefs_zone_is_cnv(z)) {
+		ret = zonefs_dev_zero_zone0(dev);
+		if (ret) {
+			zonefs_error("%s: cannot erase the old superblock: %s; no zone was reset, but the start of zone 0 may be partly overwritten",
+				     dev->d_path, strerror(-ret));
+			return ret;
+		}
+	} else {
+		ret = zonefs_dev_zone_op(dev, BLKRESETZONE, z->start, z->len);
+		if (ret) {
+			zonefs_error("%s: cannot reset zone 0 to erase the old superblock: %s; nothing was written, the device holds what it held",
+				     dev->d_path, strerror(-ret));
+			return ret;
+		}
+	}
+	ret = zonefs_dev_sync(dev);
+	if (ret)
+		zonefs_error("%s: cannot sync the erased superblock: %s; no zone was reset, the old superblock may still be on the device",
+			     dev->d_path, strerror(-ret));
+	return ret;
+}
+
+/*
+ * Reset every writable sequential zone after zone 0 (erased already).
+ * Contiguous writable sequential zones are reset with one BLKRESETZONE.
+ * Offline and read-only zones cannot be reset and are skipped.
+ */
+static int zonefs_dev_reset_seq(struct zonefs_dev *dev, bool verbose)
+{
+	unsigned int i = 1, first;
 	uint64_t sectors;
 	int ret;
 
@@ -439,69 +514,130 @@ int zonefs_dev_reset_seq(struct zonefs_dev *dev, bool verbose)
 			       first, i - 1,
 			       (unsigned long long)dev->d_zones[first].start,
 			       (unsigned long long)sectors);
-		ret = zonefs_dev_zone_op(dev, BLKRESETZONE, "reset",
+		ret = zonefs_dev_zone_op(dev, BLKRESETZONE,
 					 dev->d_zones[first].start, sectors);
-		if (ret)
+		if (ret) {
+			zonefs_error("%s: cannot reset zones %u to %u: %s; the device now holds no file system: the old superblock is erased, sequential zones before zone %u are reset and the others may still hold data; format it again",
+				     dev->d_path, first, i - 1, strerror(-ret),
+				     first);
 			return ret;
+		}
 	}
 	return 0;
 }
 
-/**
- * zonefs_dev_write_super() - write the superblock to zone 0 and sync
- * @dev: an open device, sequential zones already reset
- * @ctl: what to write (label, UUID, features)
- *
- * A sequential zone 0 is written at its write pointer (0 after the reset)
- * with a multiple of the physical block size, then finished, so that it
- * can never be written again. A conventional zone 0 gets the superblock
- * followed by zeros up to ZONEFS_WIPE_SIZE.
- *
- * Return: 0, or -errno after printing why.
+/*
+ * Write the superblock at the start of zone 0 (its write pointer, 0 after
+ * the erase) with a multiple of the physical block size; finish a
+ * sequential zone 0, so that it can never be written again; sync. If zone
+ * 0 cannot be finished, the new superblock is erased again.
  */
-int zonefs_dev_write_super(struct zonefs_dev *dev,
-			   const struct zonefs_ctl *ctl)
+static int zonefs_dev_write_super(struct zonefs_dev *dev,
+				  const struct zonefs_ctl *ctl)
 {
 	const struct blk_zone *z = &dev->d_zones[0];
 	size_t len = zonefs_max_u(ZONEFS_SUPER_SIZE, dev->d_pbs);
-	bool cnv = zonefs_zone_is_cnv(z);
 	void *buf;
 	ssize_t n;
-	int ret = 0;
-
-	if (cnv && (z->capacity << 9) >= ZONEFS_WIPE_SIZE)
-		len = zonefs_max_u(ZONEFS_WIPE_SIZE, len);
+	int ret = 0, ret2;
 
 	if (posix_memalign(&buf, zonefs_max_u(4096, dev->d_pbs), len)) {
-		zonefs_error("out of memory");
+		zonefs_error("%s: out of memory; the device now holds no file system: the old superblock is erased and every sequential zone is reset; format it again",
+			     dev->d_path);
 		return -ENOMEM;
 	}
 	memset(buf, 0, len);
 	zonefs_super_encode(ctl, buf);
 
 	n = pwrite(dev->d_fd, buf, len, z->start << 9);
+	free(buf);
 	if (n != (ssize_t)len) {
 		ret = n < 0 ? -errno : -EIO;
-		zonefs_error("%s: cannot write the superblock: %s",
+		zonefs_error("%s: cannot write the superblock: %s; the device now holds no file system: the old superblock is erased and every sequential zone is reset; format it again",
 			     dev->d_path, strerror(-ret));
-		goto free_buf;
+		return ret;
 	}
 
-	if (!cnv) {
-		ret = zonefs_dev_zone_op(dev, BLKFINISHZONE, "finish",
-					 z->start, z->len);
-		if (ret)
-			goto free_buf;
+	if (!zonefs_zone_is_cnv(z)) {
+		ret = zonefs_dev_zone_op(dev, BLKFINISHZONE, z->start, z->len);
+		if (ret) {
+			ret2 = zonefs_dev_zone_op(dev, BLKRESETZONE, z->start,
+						  z->len);
+			if (!ret2)
+				ret2 = zonefs_dev_sync(dev);
+			if (!ret2)
+				zonefs_error("%s: cannot finish zone 0: %s; the device now holds no file system: the new superblock was erased again (zone 0 reset) and every sequential zone is reset; format it again",
+					     dev->d_path, strerror(-ret));
+			else
+				zonefs_error("%s: cannot finish zone 0: %s, nor reset it again: %s; the device holds the new zonefs superblock in a zone 0 that is not full, and every sequential zone is reset; format it again",
+					     dev->d_path, strerror(-ret),
+					     strerror(-ret2));
+			return ret;
+		}
 	}
 
-	if (fsync(dev->d_fd) < 0) {
+	ret = zonefs_dev_sync(dev);
+	if (ret)
+		zonefs_error("%s: cannot sync: %s; the new superblock may not have reached the device, which then holds no file system, and every sequential zone is reset; format it again",
+			     dev->d_path, strerror(-ret));
+	return ret;
+}
+
+/* The signals that would cut a format short: held back while writing. */
+static const int zonefs_held_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+
+/**
+ * zonefs_dev_format() - write zonefs to the device
+ * @dev: an open, reported, checked device
+ * @ctl: what to write (label, UUID, features)
+ *
+ * The old superblock is erased first, durably; then the sequential zones
+ * are reset, the superblock written, a sequential zone 0 finished and the
+ * device synced. INT, TERM, HUP and QUIT are blocked from the erase to
+ * the end: one that arrives meanwhile takes effect once the device holds
+ * the new file system (or, after a failure, none), and is reported. Any
+ * failure after the erase says in one line what the device now holds.
+ *
+ * Return: 0, or -errno after printing why and what the device holds.
+ */
+int zonefs_dev_format(struct zonefs_dev *dev, const struct zonefs_ctl *ctl)
+{
+	sigset_t held, old, pending;
+	unsigned int i;
+	int ret;
+
+	sigemptyset(&held);
+	for (i = 0; i < ARRAY_SIZE(zonefs_held_signals); i++)
+		sigaddset(&held, zonefs_held_signals[i]);
+	if (sigprocmask(SIG_BLOCK, &held, &old) < 0) {
 		ret = -errno;
-		zonefs_error("%s: cannot sync: %s", dev->d_path,
-			     strerror(errno));
+		zonefs_error("%s: cannot block signals: %s; nothing was written",
+			     dev->d_path, strerror(-ret));
+		return ret;
 	}
 
-free_buf:
-	free(buf);
+	ret = zonefs_dev_erase(dev, ctl->c_verbose);
+	if (!ret)
+		ret = zonefs_dev_reset_seq(dev, ctl->c_verbose);
+	if (!ret)
+		ret = zonefs_dev_write_super(dev, ctl);
+	if (!ret)
+		printf("Formatted %s with zonefs\n", dev->d_path);
+	fflush(stdout);
+
+	/* A signal held back now takes effect, once the device is settled. */
+	if (!ret && !sigpending(&pending)) {
+		for (i = 0; i < ARRAY_SIZE(zonefs_held_signals); i++) {
+			int sig = zonefs_held_signals[i];
+
+			if (!sigismember(&pending, sig))
+				continue;
+			zonefs_error("%s: SIG%s arrived while writing: the format was completed first",
+				     dev->d_path, sigabbrev_np(sig));
+			break;
+		}
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	return ret;
 }
 

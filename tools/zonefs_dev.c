@@ -483,17 +483,33 @@ static int zonefs_dev_erase(struct zonefs_dev *dev, bool verbose)
 	return ret;
 }
 
+/* Most zones reset by one BLKRESETZONE, so that progress can be shown. */
+#define ZONEFS_RESET_BATCH	1024U
+
 /*
  * Reset every writable sequential zone after zone 0 (erased already).
- * Contiguous writable sequential zones are reset with one BLKRESETZONE.
- * Offline and read-only zones cannot be reset and are skipped.
+ * Contiguous writable sequential zones are reset together, up to
+ * ZONEFS_RESET_BATCH at a time. Offline and read-only zones cannot be
+ * reset and are skipped. Progress goes to stdout: a line rewritten after
+ * each batch on a terminal, one line before and after otherwise.
  */
 static int zonefs_dev_reset_seq(struct zonefs_dev *dev, bool verbose)
 {
-	unsigned int i = 1, first;
+	bool tty = isatty(STDOUT_FILENO);
+	unsigned int i, first, total = 0, done = 0;
 	uint64_t sectors;
 	int ret;
 
+	for (i = 1; i < dev->d_nr_zones; i++)
+		if (!zonefs_zone_is_cnv(&dev->d_zones[i]) &&
+		    zonefs_zone_is_usable(&dev->d_zones[i]))
+			total++;
+	if (!total)
+		return 0;
+	if (!tty || verbose)
+		printf("Resetting %u sequential zones\n", total);
+
+	i = 1;
 	while (i < dev->d_nr_zones) {
 		const struct blk_zone *z = &dev->d_zones[i];
 
@@ -504,7 +520,7 @@ static int zonefs_dev_reset_seq(struct zonefs_dev *dev, bool verbose)
 
 		first = i;
 		sectors = 0;
-		while (i < dev->d_nr_zones &&
+		while (i < dev->d_nr_zones && i - first < ZONEFS_RESET_BATCH &&
 		       !zonefs_zone_is_cnv(&dev->d_zones[i]) &&
 		       zonefs_zone_is_usable(&dev->d_zones[i]))
 			sectors += dev->d_zones[i++].len;
@@ -514,15 +530,28 @@ static int zonefs_dev_reset_seq(struct zonefs_dev *dev, bool verbose)
 			       first, i - 1,
 			       (unsigned long long)dev->d_zones[first].start,
 			       (unsigned long long)sectors);
+		fflush(stdout);
 		ret = zonefs_dev_zone_op(dev, BLKRESETZONE,
 					 dev->d_zones[first].start, sectors);
 		if (ret) {
+			if (tty && !verbose && done)
+				printf("\n");
+			fflush(stdout);
 			zonefs_error("%s: cannot reset zones %u to %u: %s; the device now holds no file system: the old superblock is erased, sequential zones before zone %u are reset and the others may still hold data; format it again",
 				     dev->d_path, first, i - 1, strerror(-ret),
 				     first);
 			return ret;
 		}
+		done += i - first;
+		if (tty && !verbose) {
+			printf("\rResetting sequential zones: %u of %u", done,
+			       total);
+			fflush(stdout);
+		}
 	}
+	if (tty && !verbose)
+		printf("\n");
+	printf("Reset %u sequential zones\n", done);
 	return 0;
 }
 

@@ -174,12 +174,18 @@ else
 fi
 # make check also gets a zoned NVMe namespace (QEMU's ZNS emulation): zone
 # capacity below zone size, no conventional zones, open and active limits.
+# A second one has 512 B blocks and a zone capacity that is no multiple of
+# 4 KiB (12 MiB + 512 B), no limits.
 if [ "$DISKSET" = check ]; then
 	zns=$DISKS_DIR/zns.img
 	[ -f "$zns" ] || truncate -s 1G "$zns"
+	zns512=$DISKS_DIR/zns512.img
+	[ -f "$zns512" ] || truncate -s 256M "$zns512"
 	qemu+=(-drive "file=$zns,id=zns,format=raw,if=none,cache=unsafe"
 	       -device nvme,serial=zonefs-zns,id=nvme0
-	       -device "nvme-ns,drive=zns,bus=nvme0,nsid=1,logical_block_size=4096,physical_block_size=4096,zoned=true,zoned.zone_size=16M,zoned.zone_capacity=12M,zoned.max_open=6,zoned.max_active=8")
+	       -device "nvme-ns,drive=zns,bus=nvme0,nsid=1,logical_block_size=4096,physical_block_size=4096,zoned=true,zoned.zone_size=16M,zoned.zone_capacity=12M,zoned.max_open=6,zoned.max_active=8"
+	       -drive "file=$zns512,id=zns512,format=raw,if=none,cache=unsafe"
+	       -device "nvme-ns,drive=zns512,bus=nvme0,nsid=2,logical_block_size=512,physical_block_size=512,zoned=true,zoned.zone_size=16M,zoned.zone_capacity=12583424")
 fi
 if [ -n "$SHARE" ]; then
 	qemu+=(-fsdev "local,id=share,path=$(readlink -f "$SHARE"),security_model=none,readonly=on"

@@ -208,6 +208,14 @@ tb_start_disks() {
 		[ "$(cat /sys/block/nvme0n1/queue/zoned 2>/dev/null)" = host-managed ] ||
 			tb_fail "the NVMe namespace is not a zoned device"
 		echo "ZNS_DEV=/dev/nvme0n1" >>/run/zonefs-testbed.env
+		# The second namespace: 512 B blocks, capacity 12 MiB + 512 B.
+		for _ in $(seq 100); do
+			[ -b /dev/nvme0n2 ] && break
+			sleep 0.1
+		done
+		[ "$(cat /sys/block/nvme0n2/queue/zoned 2>/dev/null)" = host-managed ] ||
+			tb_fail "the second NVMe namespace is not a zoned device"
+		echo "ZNS_DEV_512=/dev/nvme0n2" >>/run/zonefs-testbed.env
 	fi
 	for spec in $TB_DISKS; do
 		IFS=: read -r name lun _ <<<"$spec"

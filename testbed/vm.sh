@@ -22,6 +22,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=testbed/lib.sh
 . "$here/lib.sh"
+# shellcheck source=tests/lib/kmsg.sh
+. "$TOP/tests/lib/kmsg.sh"
 # shellcheck source=testbed/disk_policy.sh
 . "$here/disk_policy.sh"
 
@@ -59,15 +61,32 @@ initrd=$IMAGES_OUT/initramfs-$kver.cpio.gz
 run_dir=$RESULTS/$mode
 qemu_pid=
 
+# QEMU runs under timeout, which leads a process group of its own: stop
+# the whole group, so that no QEMU is left holding the disk store.
 cleanup() {
 	if [ -n "$qemu_pid" ] && kill -0 "$qemu_pid" 2>/dev/null; then
-		kill "$qemu_pid" 2>/dev/null || true
-		sleep 1
-		kill -9 "$qemu_pid" 2>/dev/null || true
+		kill -TERM -- "-$qemu_pid" "$qemu_pid" 2>/dev/null || true
+		for _ in $(seq 20); do
+			kill -0 -- "-$qemu_pid" 2>/dev/null || break
+			sleep 0.25
+		done
+		kill -KILL -- "-$qemu_pid" 2>/dev/null || true
 	fi
+	[ -z "${tail_pid:-}" ] || kill "$tail_pid" 2>/dev/null || true
+}
+# On INT or TERM: stop QEMU, then die of the same signal, so that the
+# caller (make check, a test) stops too instead of going on.
+on_signal() {
+	trap - INT TERM
+	cleanup
+	qemu_pid=
+	tb_log "stopped by SIG$1"
+	kill -"$1" $$
+	exit 130
 }
 trap cleanup EXIT
-trap 'exit 130' INT TERM
+trap 'on_signal INT' INT
+trap 'on_signal TERM' TERM
 
 # The disk sets. NAME:LUN:ZONE_MB:CONV:SIZE_MB:LBA:OPEN, one per LUN; NAME
 # becomes the variable (ZBC_DEV, ...) that tells the tests its /dev/sdX.
@@ -118,9 +137,9 @@ mkdir -p "$DISKS_DIR"
 store=$DISKS_DIR/$DISKSET.img
 if [ -z "$pass_dev" ] && [ ! -f "$store" ]; then
 	tb_log "creating the backing store $store (sparse ext4, 64 GiB)"
-	truncate -s 64G "$store.tmp"
-	mkfs.ext4 -q -F -L zbc-store -E lazy_itable_init=1,lazy_journal_init=1 "$store.tmp"
-	mv "$store.tmp" "$store"
+	truncate -s 64G "$store.tmp.$$"
+	mkfs.ext4 -q -F -L zbc-store -E lazy_itable_init=1,lazy_journal_init=1 "$store.tmp.$$"
+	mv "$store.tmp.$$" "$store"
 fi
 
 # One guest at a time per disk set: QEMU would refuse the second anyway.
@@ -151,6 +170,7 @@ mkdir -p "$run_dir"
 } >"$run_dir/job.env"
 : >"$run_dir/exit_code"
 : >"$run_dir/tap"
+: >"$run_dir/kmsg.log"
 
 qemu=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp "$VM_CPUS" -m "$VM_MEM"
       -nodefaults -no-user-config -nographic -no-reboot -nic none
@@ -164,7 +184,9 @@ qemu=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp "$VM_CPUS" -m "$V
       -chardev "file,id=ret,path=$run_dir/exit_code"
       -device virtserialport,chardev=ret,name=zonefs.ret
       -chardev "file,id=tap,path=$run_dir/tap"
-      -device virtserialport,chardev=tap,name=zonefs.tap)
+      -device virtserialport,chardev=tap,name=zonefs.tap
+      -chardev "file,id=kmsg,path=$run_dir/kmsg.log"
+      -device virtserialport,chardev=kmsg,name=zonefs.kmsg)
 if [ -n "$pass_dev" ]; then
 	qemu+=(-device virtio-scsi-pci,id=scsi0
 	       -drive "file=$pass_dev,format=raw,if=none,id=zdisk,cache=none"
@@ -206,15 +228,24 @@ fi
 tb_log "plan: boot $kver under TCG ($VM_CPUS cpus, $VM_MEM MiB), $what, job '$mode'; limit ${VM_TIMEOUT}s; log $run_dir/console.log"
 
 t0=$(date +%s)
+# In the background (bash runs a trap only between foreground commands),
+# unless a person is at the guest's console.
+tail_pid=
 if [ "$mode" = check ]; then
 	timeout -k 30 "$VM_TIMEOUT" "${qemu[@]}" </dev/null >/dev/null 2>"$run_dir/qemu.err" &
 	qemu_pid=$!
-	tail -n +1 -s 0.5 -f --pid="$qemu_pid" "$run_dir/tap"
+	tail -n +1 -s 0.5 -f --pid="$qemu_pid" "$run_dir/tap" &
+	tail_pid=$!
+	wait "$qemu_pid" && qrc=0 || qrc=$?
+	wait "$tail_pid" || true
+elif [ ! -t 0 ]; then
+	timeout -k 30 "$VM_TIMEOUT" "${qemu[@]}" &
+	qemu_pid=$!
 	wait "$qemu_pid" && qrc=0 || qrc=$?
 else
 	timeout --foreground -k 30 "$VM_TIMEOUT" "${qemu[@]}" && qrc=0 || qrc=$?
 fi
-qemu_pid=
+qemu_pid='' tail_pid=
 elapsed=$(($(date +%s) - t0))
 
 rc=$(tr -dc '0-9' <"$run_dir/exit_code")
@@ -228,4 +259,16 @@ elif [ -z "$rc" ]; then
 fi
 [ -s "$run_dir/guest-error" ] && tb_log "guest: $(cat "$run_dir/guest-error")"
 tb_log "guest job '$mode' exited $rc after ${elapsed}s; console log: $run_dir/console.log"
+# The guest's whole kernel log (tests/run has checked each test's window:
+# here what came before the first test and after the last one, the
+# teardown included) and its taint at power-off.
+from='' until=''
+[ "$mode" = check ] && from='zonefs-test: end' until='zonefs-test: start'
+if ! kmsg_check_file "$run_dir/kmsg.log" "$from" "$until" >"$run_dir/kmsg.bad"; then
+	tb_log "the guest's kernel log ($run_dir/kmsg.log) shows:"
+	sed 's/^/    /' "$run_dir/kmsg.bad" >&2
+	[ "$rc" -ne 0 ] || rc=1
+else
+	rm -f "$run_dir/kmsg.bad"
+fi
 exit "$rc"

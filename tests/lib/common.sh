@@ -17,6 +17,11 @@ HELPERS=$TOP/tests/helpers/bin
 MNT=${MNT:-/mnt}
 SKIP_REASONS=()
 
+# shellcheck source=tests/lib/module.sh
+. "$TOP/tests/lib/module.sh"
+# shellcheck source=tests/lib/kmsg.sh
+. "$TOP/tests/lib/kmsg.sh"
+
 if [ -r /run/zonefs-testbed.env ]; then
 	set -a
 	# shellcheck source=/dev/null
@@ -55,12 +60,30 @@ _have_dev() {
 	fi
 }
 
+# _have_module: our zonefs.ko is installed in the guest, and the zonefs
+# loaded now, if any, is ours (by build ID and srcversion, not by path).
 _have_module() {
+	local cur
 	if ! _in_guest; then
 		SKIP_REASONS+=("needs the testbed guest")
-	elif [ "$(modinfo -n zonefs 2>/dev/null)" != "/lib/modules/$(uname -r)/updates/zonefs.ko" ]; then
+	elif [ "$(modinfo -n zonefs 2>/dev/null)" != "/lib/modules/$(uname -r)/updates/zonefs.ko" ] ||
+		! ZONEFS_OURS_ID=${ZONEFS_OURS_ID:-$(zonefs_ours_id)}; then
 		SKIP_REASONS+=("our zonefs.ko is not installed")
+	elif cur=$(zonefs_loaded_id) && [ "$cur" != "$ZONEFS_OURS_ID" ]; then
+		SKIP_REASONS+=("the loaded zonefs is not ours ($cur)")
 	fi
+}
+
+# _zonefs_is_ours: fail unless the loaded zonefs is ours. A test that
+# mounts Debian's stock module on purpose sets ZONEFS_STOCK=1 while it does.
+_zonefs_is_ours() {
+	local cur
+	_in_guest || return 0
+	[ "${ZONEFS_STOCK:-0}" = 1 ] && return 0
+	cur=$(zonefs_loaded_id) || _fail "no zonefs module is loaded" || return 1
+	ZONEFS_OURS_ID=${ZONEFS_OURS_ID:-$(zonefs_ours_id)}
+	[ "$cur" = "$ZONEFS_OURS_ID" ] ||
+		_fail "the loaded zonefs is not ours: $cur (ours: ${ZONEFS_OURS_ID:-not installed})"
 }
 
 # Format DEV with our mkzonefs, forcing over what it holds.
@@ -73,7 +96,8 @@ _zonefs_format() {
 # _zonefs_mount DEV [mount options]
 _zonefs_mount() {
 	local dev=$1 opts=${2:-}
-	mount -t zonefs ${opts:+-o "$opts"} "$dev" "$MNT" || _fail "mount -t zonefs ${opts:+-o $opts }$dev failed"
+	mount -t zonefs ${opts:+-o "$opts"} "$dev" "$MNT" || _fail "mount -t zonefs ${opts:+-o $opts }$dev failed" || return 1
+	_zonefs_is_ours
 }
 
 _zonefs_umount() {

@@ -8,7 +8,7 @@
 # "<PRI>[seconds] text", so that a line's level is known.
 
 # A report the kernel prints when it catches a bug in itself or a module.
-KMSG_SPLAT='BUG:|WARNING:|Oops|general protection|kernel BUG at|KASAN|KFENCE|UBSAN|possible circular locking|possible recursive locking|inconsistent lock state|sleeping function called from invalid context|INFO: task .* blocked|list_(add|del) corruption|Call Trace'
+KMSG_SPLAT='BUG:|(^|] )WARNING:|Oops|general protection|kernel BUG at|KASAN|KFENCE|UBSAN|possible circular locking|possible recursive locking|inconsistent lock state|sleeping function called from invalid context|INFO: task .* blocked|list_(add|del) corruption|Call Trace'
 
 # Taint bits that are no fault: O (4096, out-of-tree) and E (8192,
 # unsigned), which our zonefs.ko sets by being loaded.

@@ -13,6 +13,17 @@ TOP := $(CURDIR)
 override CMD := $(value CMD)
 export CMD
 
+# One make at a time in a checkout: every goal runs in a second make that
+# holds images/out/make.lock (testbed/lock.sh), so a concurrent make says
+# what it waits for and waits, instead of sharing builds, guests, disks
+# and results/. A make started under it (ZONEFS_MAKE_LOCK set) goes ahead.
+ifeq ($(ZONEFS_MAKE_LOCK),)
+.PHONY: zonefs-locked $(MAKECMDGOALS)
+zonefs-locked:
+	@$(CURDIR)/testbed/lock.sh $(MAKE) --no-print-directory $(MAKECMDGOALS)
+$(filter-out zonefs-locked,$(MAKECMDGOALS)): zonefs-locked ; @:
+else
+
 .PHONY: all deps tools module helpers images kernel-debug testbed boot check test stress bench clean testbed-reset
 
 all: tools module helpers
@@ -91,3 +102,5 @@ clean:
 	@$(MAKE) -s -C module clean
 	@if [ -f tests/helpers/Makefile ]; then $(MAKE) -s -C tests/helpers clean; fi
 	rm -rf results
+
+endif

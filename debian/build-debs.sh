@@ -8,7 +8,8 @@
 # source file.
 #
 # Environment: DEB_OUT (default images/out/deb), LINTIAN=1 (also run
-# lintian on the packages; errors fail the build).
+# lintian on the packages; errors fail the build), DEB_BUILD_OPTIONS
+# (default "nocheck noautodbgsym").
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -64,6 +65,9 @@ src=$stage/zonefs-$ver
 rm -rf "$stage"
 mkdir -p "$src"
 (cd "$top" && printf '%s\0' "${files[@]}" | tar --null -T - -cf -) | tar -xf - -C "$src"
+# No debug-symbol package and no unit tests here by default (make check runs
+# them in tests/host/001): the build then costs a few seconds of CPU.
+export DEB_BUILD_OPTIONS=${DEB_BUILD_OPTIONS-nocheck noautodbgsym}
 if ! (cd "$src" && dpkg-buildpackage -b -us -uc -j"$(nproc)") >"$out/build.log" 2>&1; then
 	tail -n 30 "$out/build.log" >&2
 	die "dpkg-buildpackage failed; log: $out/build.log"

@@ -16,6 +16,22 @@
 
 #include "zonefs.h"
 
+/* Decoded by trace-cmd and perf as well as by the kernel. */
+#define zonefs_show_zone_op(op)					\
+	__print_symbolic(op,					\
+		{ REQ_OP_ZONE_RESET,	"ZONE_RESET" },		\
+		{ REQ_OP_ZONE_OPEN,	"ZONE_OPEN" },		\
+		{ REQ_OP_ZONE_CLOSE,	"ZONE_CLOSE" },		\
+		{ REQ_OP_ZONE_FINISH,	"ZONE_FINISH" })
+
+#define zonefs_show_iomap_type(type)				\
+	__print_symbolic(type,					\
+		{ IOMAP_HOLE,		"HOLE" },		\
+		{ IOMAP_DELALLOC,	"DELALLOC" },		\
+		{ IOMAP_MAPPED,		"MAPPED" },		\
+		{ IOMAP_UNWRITTEN,	"UNWRITTEN" },		\
+		{ IOMAP_INLINE,		"INLINE" })
+
 TRACE_EVENT(zonefs_zone_mgmt,
 	TP_PROTO(struct super_block *sb, unsigned int zidx, enum req_op op,
 		 sector_t sector, sector_t nr_sectors),
@@ -36,7 +52,7 @@ TRACE_EVENT(zonefs_zone_mgmt,
 	),
 	TP_printk("bdev=(%d,%d), zone=%u op=%s, sector=%llu, nr_sectors=%llu",
 		  MAJOR(__entry->dev), MINOR(__entry->dev), __entry->zidx,
-		  blk_op_str(__entry->op),
+		  zonefs_show_zone_op(__entry->op),
 		  (unsigned long long)__entry->sector,
 		  (unsigned long long)__entry->nr_sectors)
 );
@@ -62,9 +78,10 @@ TRACE_EVENT(zonefs_iomap_begin,
 		__entry->offset = iomap->offset;
 		__entry->length = iomap->length;
 	),
-	TP_printk("bdev=(%d,%d), ino=%lu flags=0x%x type=%u addr=%llu, offset=%lld, length=%llu",
+	TP_printk("bdev=(%d,%d), ino=%lu flags=0x%x type=%s addr=%llu, offset=%lld, length=%llu",
 		  MAJOR(__entry->dev), MINOR(__entry->dev),
-		  (unsigned long)__entry->ino, __entry->flags, __entry->type,
+		  (unsigned long)__entry->ino, __entry->flags,
+		  zonefs_show_iomap_type(__entry->type),
 		  __entry->addr, __entry->offset, __entry->length)
 );
 

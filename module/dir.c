@@ -74,7 +74,7 @@ static int zonefs_name_to_num(const struct qstr *name, u64 *num)
 		return -ENOENT;
 
 	for (i = 0; i < name->len; i++) {
-		if (!isdigit(name->name[i]))
+		if (!isdigit(name->name[i]) || v > (U64_MAX - 9) / 10)
 			return -ENOENT;
 		v = v * 10 + (name->name[i] - '0');
 	}
@@ -165,7 +165,8 @@ struct inode *zonefs_iget(struct super_block *sb, unsigned int ino)
 	if (!(inode->i_state & I_NEW))
 		return inode;
 
-	inode->i_mtime = inode->i_atime = inode->i_ctime = current_time(inode);
+	/* Stable across reclaim: see zonefs_file_init() for files. */
+	inode->i_mtime = inode->i_atime = inode->i_ctime = sbi->s_mount_time;
 	if (ino >= sbi->s_nr_zones) {
 		zonefs_dir_init(inode);
 	} else {

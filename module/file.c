@@ -6,8 +6,8 @@
  *
  * A conventional file behaves much like a fixed-size regular file. A
  * sequential file only takes direct writes at its write pointer; its size
- * is what the device acknowledged, while i_wpoffset runs ahead of it by
- * the writes in flight, so that several asynchronous writes can be queued
+ * is what the device acknowledged, while i_wpoffset is ahead of it by the
+ * writes in flight, so that several asynchronous writes can be queued
  * back to back.
  */
 #include <linux/fs.h>
@@ -20,16 +20,18 @@
 #include <linux/swap.h>
 #include <linux/slab.h>
 #include <linux/blkdev.h>
+#include <linux/sched/signal.h>
 
 #include "zonefs.h"
 #include "trace.h"
 
 /*
- * Map a file range. Files map linearly onto their zones (aggregated
- * conventional zones are contiguous), so one mapping covers everything
- * from @offset to the end of the data that can be read, or for a write, to
- * the capacity. A read of a sequential file at or past the write pointer
- * sees a hole.
+ * Map a file range. Files map linearly onto their zones (aggr_cnv only
+ * joins zones without a gap between their capacities), so one mapping
+ * covers everything from @offset to the end of the data that can be read,
+ * or for a write, to the capacity. A read at or past the size sees a hole:
+ * that is also how the tail of the last page of a file whose capacity is
+ * not a multiple of the page size is read.
  */
 static int zonefs_iomap_begin(struct inode *inode, loff_t offset,
 			      loff_t length, unsigned int flags,
@@ -40,7 +42,7 @@ static int zonefs_iomap_begin(struct inode *inode, loff_t offset,
 	struct zonefs_sb_info *sbi = ZONEFS_SB(sb);
 	loff_t isize, end;
 
-	if (WARN_ON_ONCE(offset >= zi->i_max_size))
+	if (WARN_ON_ONCE((flags & IOMAP_WRITE) && offset >= zi->i_max_size))
 		return -EIO;
 
 	mutex_lock(&zi->i_truncate_mutex);
@@ -51,7 +53,7 @@ static int zonefs_iomap_begin(struct inode *inode, loff_t offset,
 	if (iomap->offset >= end) {
 		iomap->type = IOMAP_HOLE;
 		iomap->addr = IOMAP_NULL_ADDR;
-		iomap->length = zi->i_max_size - iomap->offset;
+		iomap->length = offset + length - iomap->offset;
 	} else {
 		iomap->type = IOMAP_MAPPED;
 		iomap->addr = (zonefs_zone_start(sbi, zi->i_zidx) <<
@@ -171,6 +173,7 @@ static int zonefs_file_truncate(struct inode *inode, loff_t isize)
 		return -EPERM;
 
 	inode_dio_wait(inode);
+	zonefs_recover_pending(inode);
 	filemap_invalidate_lock(inode->i_mapping);
 	mutex_lock(&zi->i_truncate_mutex);
 
@@ -178,20 +181,25 @@ static int zonefs_file_truncate(struct inode *inode, loff_t isize)
 	if (ret)
 		goto unlock;
 
+	/* Already empty or full: there is nothing to send. */
+	if (isize == i_size_read(inode))
+		goto unlock;
+
 	/*
 	 * A zone can go offline or read-only at any time, and not every
 	 * device refuses to reset or finish such a zone: ask the device
 	 * first, so that the file follows its zone's condition and the
-	 * errors= policy applies if the zone went bad.
+	 * errors= policy applies if the zone went bad. A zone the device
+	 * finished by itself is no error: the truncation goes on.
 	 */
-	__zonefs_io_error(inode, false);
+	zonefs_handle_error(inode, ZONEFS_ERR_CHECK);
 	ret = zonefs_truncate_check(inode);
 	if (ret)
 		goto unlock;
 
 	ret = zonefs_zone_mgmt(inode, op);
 	if (ret) {
-		__zonefs_io_error(inode, true);
+		zonefs_handle_error(inode, ZONEFS_ERR_DEVICE);
 		goto unlock;
 	}
 
@@ -217,28 +225,61 @@ unlock:
 	return ret;
 }
 
-/* Record a file's mode and owner, so that they outlive its inode. */
-static struct zonefs_attr *zonefs_get_attr(struct inode *inode)
+/* Copy what outlives a file's inode into its zonefs_attr. */
+static void zonefs_attr_fill(struct zonefs_attr *attr, struct inode *inode)
+{
+	attr->a_mode = inode->i_mode;
+	attr->a_uid = inode->i_uid;
+	attr->a_gid = inode->i_gid;
+	attr->a_atime = inode->i_atime;
+	attr->a_mtime = inode->i_mtime;
+	attr->a_ctime = inode->i_ctime;
+}
+
+/*
+ * Make sure a file that may change (chmod, chown, a write) has a
+ * zonefs_attr, so that its mode, owner and timestamps outlive its inode.
+ * The entry is allocated here, in process context, so that saving it when
+ * the inode is evicted never needs memory.
+ */
+static int zonefs_get_attr(struct inode *inode)
 {
 	struct zonefs_sb_info *sbi = ZONEFS_SB(inode->i_sb);
 	unsigned int zidx = ZONEFS_I(inode)->i_zidx;
 	struct zonefs_attr *attr;
 	int ret;
 
-	attr = xa_load(&sbi->s_attrs, zidx);
-	if (attr)
-		return attr;
+	if (xa_load(&sbi->s_attrs, zidx))
+		return 0;
 
 	attr = kmalloc(sizeof(*attr), GFP_KERNEL);
 	if (!attr)
-		return ERR_PTR(-ENOMEM);
-	ret = xa_err(xa_store(&sbi->s_attrs, zidx, attr, GFP_KERNEL));
+		return -ENOMEM;
+	zonefs_attr_fill(attr, inode);
+	ret = xa_insert(&sbi->s_attrs, zidx, attr, GFP_KERNEL);
 	if (ret) {
 		kfree(attr);
-		return ERR_PTR(ret);
+		/* Another opener of the same file was first: fine. */
+		return ret == -EBUSY ? 0 : ret;
 	}
 
-	return attr;
+	return 0;
+}
+
+/**
+ * zonefs_file_save_attr() - keep a file's mode, owner and times
+ * @inode:	a file inode being evicted
+ *
+ * Context: eviction; the entry, if the file has one, exists already.
+ */
+void zonefs_file_save_attr(struct inode *inode)
+{
+	struct zonefs_sb_info *sbi = ZONEFS_SB(inode->i_sb);
+	struct zonefs_attr *attr;
+
+	attr = xa_load(&sbi->s_attrs, ZONEFS_I(inode)->i_zidx);
+	if (attr)
+		zonefs_attr_fill(attr, inode);
 }
 
 static int zonefs_file_setattr(struct user_namespace *mnt_userns,
@@ -248,7 +289,6 @@ static int zonefs_file_setattr(struct user_namespace *mnt_userns,
 	unsigned int allowed = ATTR_MODE | ATTR_UID | ATTR_GID | ATTR_CTIME |
 			       ATTR_FORCE | ATTR_KILL_SUID | ATTR_KILL_SGID |
 			       ATTR_KILL_PRIV;
-	struct zonefs_attr *attr = NULL;
 	int ret;
 
 	/* truncate(), ftruncate() and O_TRUNC also set times and flags. */
@@ -267,19 +307,12 @@ static int zonefs_file_setattr(struct user_namespace *mnt_userns,
 			return ret;
 	}
 
-	if (iattr->ia_valid & (ATTR_MODE | ATTR_UID | ATTR_GID)) {
-		attr = zonefs_get_attr(inode);
-		if (IS_ERR(attr))
-			return PTR_ERR(attr);
-	}
+	ret = zonefs_get_attr(inode);
+	if (ret)
+		return ret;
 
 	setattr_copy(mnt_userns, inode, iattr);
-
-	if (attr) {
-		attr->a_mode = inode->i_mode;
-		attr->a_uid = inode->i_uid;
-		attr->a_gid = inode->i_gid;
-	}
+	zonefs_file_save_attr(inode);
 
 	return 0;
 }
@@ -292,8 +325,9 @@ const struct inode_operations zonefs_file_inode_operations = {
  * zonefs_file_init() - set up a new file inode from its zone record
  * @inode:	new inode, with i_zidx and i_nzones set
  *
- * The mode and owner come from a chmod/chown done since mount, else from
- * the superblock; the zone's condition then takes away what it must.
+ * The mode, owner and timestamps come from what the file had when its
+ * last inode was evicted, else from the superblock and the mount time; the
+ * zone's condition then takes away what it must.
  *
  * Context: the inode is I_NEW.
  */
@@ -316,6 +350,9 @@ void zonefs_file_init(struct inode *inode)
 		inode->i_mode = attr->a_mode;
 		inode->i_uid = attr->a_uid;
 		inode->i_gid = attr->a_gid;
+		inode->i_atime = attr->a_atime;
+		inode->i_mtime = attr->a_mtime;
+		inode->i_ctime = attr->a_ctime;
 	} else {
 		inode->i_mode = S_IFREG | sbi->s_perm;
 		inode->i_uid = sbi->s_uid;
@@ -338,17 +375,110 @@ void zonefs_file_init(struct inode *inode)
 	zi->i_wpoffset = size;
 	inode->i_blocks = zi->i_max_size >> SECTOR_SHIFT;
 	set_nlink(inode, 1);
+	/*
+	 * Reads do not move the access time: a file that is only read has
+	 * nowhere to keep it once its inode is reclaimed.
+	 */
+	inode->i_flags |= S_NOATIME;
 
 	inode->i_op = &zonefs_file_inode_operations;
 	inode->i_fop = &zonefs_file_operations;
 	inode->i_mapping->a_ops = &zonefs_file_aops;
 }
 
+/*
+ * Errors an I/O can end with although the device never failed it: a bad
+ * or misaligned user buffer, no memory, a non-blocking I/O that would
+ * block, an interrupted wait, or page cache invalidation that failed.
+ */
+static bool zonefs_error_is_local(int error)
+{
+	switch (error) {
+	case -EFAULT:
+	case -EINVAL:
+	case -ENOMEM:
+	case -EAGAIN:
+	case -EINTR:
+	case -ENOTBLK:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * A direct I/O buffer must meet the device's DMA alignment. Checked before
+ * anything is reserved or sent, so that a misaligned buffer is the
+ * caller's EINVAL and never looks like a device error.
+ */
+static bool zonefs_dio_iter_is_aligned(struct inode *inode,
+				       struct iov_iter *iter)
+{
+	return bdev_iter_is_aligned(inode->i_sb->s_bdev, iter);
+}
+
+/*
+ * Direct read completion, in any context: a device error is recorded, and
+ * recovered from in process context (zonefs_note_error()), so that an
+ * asynchronous read learns of a zone gone bad as a synchronous one does.
+ */
+static int zonefs_read_dio_end_io(struct kiocb *iocb, ssize_t size,
+				  int error, unsigned int flags)
+{
+	if (error && !zonefs_error_is_local(error))
+		zonefs_note_error(iocb->ki_filp, ZONEFS_ERR_READ,
+				  is_sync_kiocb(iocb));
+
+	return error;
+}
+
+static const struct iomap_dio_ops zonefs_read_dio_ops = {
+	.end_io		= zonefs_read_dio_end_io,
+};
+
+static ssize_t zonefs_file_dio_read(struct kiocb *iocb, struct iov_iter *to)
+{
+	struct inode *inode = file_inode(iocb->ki_filp);
+	loff_t isize;
+	ssize_t ret;
+
+	if (iocb->ki_flags & IOCB_NOWAIT) {
+		if (!inode_trylock_shared(inode))
+			return -EAGAIN;
+	} else {
+		inode_lock_shared(inode);
+	}
+
+	isize = i_size_read(inode);
+	if (iocb->ki_pos >= isize) {
+		ret = 0;
+		goto inode_unlock;
+	}
+	iov_iter_truncate(to, isize - iocb->ki_pos);
+	if ((iocb->ki_pos | iov_iter_count(to)) &
+	    (inode->i_sb->s_blocksize - 1) ||
+	    !zonefs_dio_iter_is_aligned(inode, to)) {
+		ret = -EINVAL;
+		goto inode_unlock;
+	}
+	ret = iomap_dio_rw(iocb, to, &zonefs_iomap_ops, &zonefs_read_dio_ops,
+			   0, NULL, 0);
+
+inode_unlock:
+	inode_unlock_shared(inode);
+
+	/* A synchronous read that failed recovers now. */
+	if (ret != -EIOCBQUEUED &&
+	    test_bit(ZONEFS_RECOVERY_PENDING, &ZONEFS_I(inode)->i_recovery))
+		zonefs_io_error(inode, ZONEFS_ERR_CHECK);
+
+	return ret;
+}
+
 static ssize_t zonefs_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
 {
 	struct inode *inode = file_inode(iocb->ki_filp);
 	struct zonefs_zone *z = zonefs_inode_zone(inode);
-	loff_t isize;
 	ssize_t ret;
 
 	if (z->z_flags & ZONEFS_ZONE_OFFLINE)
@@ -356,29 +486,13 @@ static ssize_t zonefs_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	if (!iov_iter_count(to))
 		return 0;
 
-	if (iocb->ki_flags & IOCB_DIRECT) {
-		if (iocb->ki_flags & IOCB_NOWAIT) {
-			if (!inode_trylock_shared(inode))
-				return -EAGAIN;
-		} else {
-			inode_lock_shared(inode);
-		}
-		isize = i_size_read(inode);
-		if (iocb->ki_pos >= isize) {
-			ret = 0;
-		} else {
-			iov_iter_truncate(to, isize - iocb->ki_pos);
-			ret = iomap_dio_rw(iocb, to, &zonefs_iomap_ops, NULL, 0,
-					   NULL, 0);
-		}
-		inode_unlock_shared(inode);
-	} else {
-		ret = generic_file_read_iter(iocb, to);
-	}
+	if (iocb->ki_flags & IOCB_DIRECT)
+		return zonefs_file_dio_read(iocb, to);
 
-	/* A sequential zone that fails a read may have gone bad: look. */
-	if (ret == -EIO && zonefs_zone_is_seq(z))
-		zonefs_io_error(inode, false);
+	ret = generic_file_read_iter(iocb, to);
+	/* A zone that fails a read may have gone bad: look. */
+	if (ret == -EIO)
+		zonefs_io_error(inode, ZONEFS_ERR_READ);
 
 	return ret;
 }
@@ -386,15 +500,20 @@ static ssize_t zonefs_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
 /*
  * Checks common to every write. An append to a sequential file goes to
  * the write pointer as issued, which is ahead of the size while writes are
- * in flight. A write is cut at the capacity.
+ * in flight. A write is cut at the capacity, at RLIMIT_FSIZE (beyond which
+ * it fails with EFBIG and SIGXFSZ) and, without O_LARGEFILE, at the last
+ * block below 2 GiB.
  *
  * Return: the number of bytes to write, 0, or -errno.
  */
 static ssize_t zonefs_write_checks(struct kiocb *iocb, struct iov_iter *from)
 {
-	struct inode *inode = file_inode(iocb->ki_filp);
+	struct file *file = iocb->ki_filp;
+	struct inode *inode = file_inode(file);
 	struct zonefs_inode_info *zi = ZONEFS_I(inode);
 	struct zonefs_zone *z = zonefs_inode_zone(inode);
+	loff_t limit = rlimit(RLIMIT_FSIZE);
+	loff_t max_size = zi->i_max_size;
 
 	if (IS_SWAPFILE(inode))
 		return -ETXTBSY;
@@ -417,51 +536,46 @@ static ssize_t zonefs_write_checks(struct kiocb *iocb, struct iov_iter *from)
 		mutex_unlock(&zi->i_truncate_mutex);
 	}
 
-	if (iocb->ki_pos >= zi->i_max_size)
+	if (limit != RLIM_INFINITY) {
+		if (iocb->ki_pos >= limit) {
+			send_sig(SIGXFSZ, current, 0);
+			return -EFBIG;
+		}
+		iov_iter_truncate(from, limit - iocb->ki_pos);
+	}
+	/* In whole blocks, so that a direct write there is EFBIG, not EINVAL. */
+	if (!(file->f_flags & O_LARGEFILE))
+		max_size = min_t(loff_t, max_size,
+				 round_down(MAX_NON_LFS, inode->i_sb->s_blocksize));
+	if (iocb->ki_pos >= max_size)
 		return -EFBIG;
-	iov_iter_truncate(from, zi->i_max_size - iocb->ki_pos);
+	iov_iter_truncate(from, max_size - iocb->ki_pos);
 
 	return iov_iter_count(from);
 }
 
 /*
- * Errors a direct write can end with although the device never failed
- * it: a bad user buffer, no memory for the bio, a non-blocking write that
- * would block, or page cache invalidation that failed.
- */
-static bool zonefs_write_error_is_local(int error)
-{
-	switch (error) {
-	case -EFAULT:
-	case -ENOMEM:
-	case -EAGAIN:
-	case -EINTR:
-	case -ENOTBLK:
-		return true;
-	default:
-		return false;
-	}
-}
-
-/*
  * Direct write completion: the device acknowledged @size bytes at
  * ki_pos, so a sequential file grows to there. Completions can be seen out
- * of order, so the size only ever grows. On an error the zone is asked
- * where its write pointer really is, and the errors= policy applies if the
- * device failed the write. A synchronous write that failed before reaching
- * the device needs no report: zonefs_file_dio_write() gives back the write
- * pointer it reserved, and nothing else changed.
+ * of order, so the size only ever grows. A failed write is recorded for
+ * recovery (zonefs_note_error()), unless nothing of it was sent: then the
+ * issuer gives back the write pointer it reserved and nothing else
+ * changed.
  */
 static int zonefs_write_dio_end_io(struct kiocb *iocb, ssize_t size,
 				   int error, unsigned int flags)
 {
 	struct inode *inode = file_inode(iocb->ki_filp);
 	struct zonefs_inode_info *zi = ZONEFS_I(inode);
-	bool local = zonefs_write_error_is_local(error);
+	bool local = zonefs_error_is_local(error);
 
 	if (error) {
-		if (!local || !is_sync_kiocb(iocb))
-			zonefs_io_error(inode, !local);
+		if (!local)
+			zonefs_note_error(iocb->ki_filp, ZONEFS_ERR_DEVICE,
+					  is_sync_kiocb(iocb));
+		else if (size)
+			zonefs_note_error(iocb->ki_filp, ZONEFS_ERR_LOCAL,
+					  is_sync_kiocb(iocb));
 	} else if (size && zonefs_inode_is_seq(inode)) {
 		mutex_lock(&zi->i_truncate_mutex);
 		if (i_size_read(inode) < iocb->ki_pos + size)
@@ -489,6 +603,15 @@ static ssize_t zonefs_file_dio_write(struct kiocb *iocb, struct iov_iter *from)
 	ssize_t ret;
 	loff_t pos;
 
+	/*
+	 * An asynchronous write that could not wait would be retried later,
+	 * after the writes queued behind it: they would no longer start at
+	 * the write pointer. Refuse it, so that io_uring issues such writes
+	 * in order from its workers.
+	 */
+	if (seq && !is_sync_kiocb(iocb) && (iocb->ki_flags & IOCB_NOWAIT))
+		return -EOPNOTSUPP;
+
 	if (iocb->ki_flags & IOCB_NOWAIT) {
 		if (!inode_trylock(inode))
 			return -EAGAIN;
@@ -496,13 +619,17 @@ static ssize_t zonefs_file_dio_write(struct kiocb *iocb, struct iov_iter *from)
 		inode_lock(inode);
 	}
 
+	/* An earlier write failed: its recovery comes first. */
+	zonefs_recover_pending(inode);
+
 	ret = zonefs_write_checks(iocb, from);
 	if (ret <= 0)
 		goto inode_unlock;
 	count = ret;
 	pos = iocb->ki_pos;
 
-	if ((pos | count) & (sb->s_blocksize - 1)) {
+	if ((pos | count) & (sb->s_blocksize - 1) ||
+	    !zonefs_dio_iter_is_aligned(inode, from)) {
 		ret = -EINVAL;
 		goto inode_unlock;
 	}
@@ -527,14 +654,24 @@ static ssize_t zonefs_file_dio_write(struct kiocb *iocb, struct iov_iter *from)
 		mutex_unlock(&zi->i_truncate_mutex);
 	}
 
+	/*
+	 * IOMAP_DIO_PARTIAL: a user page that faults part way ends the write
+	 * there, synchronously, as a short write of what reached the device.
+	 */
 	ret = iomap_dio_rw(iocb, from, &zonefs_iomap_ops, &zonefs_write_dio_ops,
-			   0, NULL, 0);
+			   IOMAP_DIO_PARTIAL, NULL, 0);
+	if (ret == -EIOCBQUEUED)
+		goto inode_unlock;
 
-	if (seq && ret != -EIOCBQUEUED && ret < (ssize_t)count) {
+	if (test_bit(ZONEFS_RECOVERY_PENDING, &zi->i_recovery)) {
+		/* This write, or one in flight before it, failed. */
+		zonefs_recover(inode, ZONEFS_ERR_CHECK);
+	} else if (seq && ret < (ssize_t)count) {
 		/*
-		 * Less than reserved was written. A failed I/O has already
-		 * set the write pointer from the device; otherwise give back
-		 * what was not written.
+		 * Nothing, or less than reserved, was written and nothing
+		 * failed on the device: give back what was not written.
+		 * This write's reservation is the last one, as the inode
+		 * lock is held.
 		 */
 		mutex_lock(&zi->i_truncate_mutex);
 		if (zi->i_wpoffset == pos + count)
@@ -542,6 +679,10 @@ static ssize_t zonefs_file_dio_write(struct kiocb *iocb, struct iov_iter *from)
 					     i_size_read(inode));
 		mutex_unlock(&zi->i_truncate_mutex);
 	}
+
+	/* Page cache invalidation failed: a sequential file has no fallback. */
+	if (seq && ret == -ENOTBLK)
+		ret = -EBUSY;
 
 inode_unlock:
 	inode_unlock(inode);
@@ -573,7 +714,7 @@ static ssize_t zonefs_file_buffered_write(struct kiocb *iocb,
 	if (ret > 0)
 		iocb->ki_pos += ret;
 	else if (ret == -EIO)
-		zonefs_io_error(inode, true);
+		zonefs_recover(inode, ZONEFS_ERR_DEVICE);
 
 inode_unlock:
 	inode_unlock(inode);
@@ -661,8 +802,13 @@ static int zonefs_file_fsync(struct file *file, loff_t start, loff_t end,
 	if (!ret)
 		ret = blkdev_issue_flush(inode->i_sb->s_bdev);
 
+	/*
+	 * fsync also runs inside a direct O_DSYNC write's completion, with
+	 * the inode lock held or with its issuer waiting for it: the
+	 * recovery, which takes that lock, is queued.
+	 */
 	if (ret)
-		zonefs_io_error(inode, true);
+		zonefs_note_error(file, ZONEFS_ERR_DEVICE, false);
 
 	return ret;
 }
@@ -730,15 +876,18 @@ static void zonefs_seq_file_write_close(struct inode *inode)
 	if (WARN_ON_ONCE(!zi->i_wr_refcnt) || --zi->i_wr_refcnt)
 		goto unlock;
 
+	/*
+	 * A zone still flagged open is good and not full: a zone that filled
+	 * up, or that an error took away, gave its open slot back already.
+	 */
 	if (z->z_flags & ZONEFS_ZONE_OPEN) {
-		/* A zone that filled up is no longer open on the device. */
-		if (i_size_read(inode) < zi->i_max_size &&
-		    !(z->z_flags & ZONEFS_ZONE_OFFLINE) &&
-		    zonefs_zone_mgmt(inode, REQ_OP_ZONE_CLOSE))
-			__zonefs_io_error(inode, false);
 		z->z_flags &= ~ZONEFS_ZONE_OPEN;
-		z->z_cond = i_size_read(inode) ? BLK_ZONE_COND_CLOSED :
-						 BLK_ZONE_COND_EMPTY;
+		if (zonefs_zone_mgmt(inode, REQ_OP_ZONE_CLOSE)) {
+			zonefs_handle_error(inode, ZONEFS_ERR_READ);
+		} else {
+			z->z_cond = i_size_read(inode) ? BLK_ZONE_COND_CLOSED :
+							 BLK_ZONE_COND_EMPTY;
+		}
 		zonefs_zone_update_active(sb, zi->i_zidx);
 	}
 	atomic_dec(&ZONEFS_SB(sb)->s_wro_seq_files);
@@ -754,6 +903,13 @@ static int zonefs_file_open(struct inode *inode, struct file *file)
 	ret = generic_file_open(inode, file);
 	if (ret)
 		return ret;
+
+	/* A writer changes the file's times: keep them past its inode. */
+	if (file->f_mode & FMODE_WRITE) {
+		ret = zonefs_get_attr(inode);
+		if (ret)
+			return ret;
+	}
 
 	if ((file->f_mode & FMODE_WRITE) && zonefs_inode_is_seq(inode))
 		return zonefs_seq_file_write_open(inode);

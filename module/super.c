@@ -20,7 +20,7 @@
 #define CREATE_TRACE_POINTS
 #include "trace.h"
 
-struct kmem_cache *zonefs_inode_cachep;
+static struct kmem_cache *zonefs_inode_cachep;
 
 /**
  * struct zonefs_context - mount options being parsed
@@ -43,8 +43,19 @@ static struct inode *zonefs_alloc_inode(struct super_block *sb)
 	zi->i_max_size = 0;
 	zi->i_wpoffset = 0;
 	zi->i_wr_refcnt = 0;
+	zi->i_recovery = 0;
+	zi->i_recovery_file = NULL;
 
 	return &zi->i_vnode;
+}
+
+/* A file's mode, owner and times outlive its inode (zonefs_file_save_attr). */
+static void zonefs_evict_inode(struct inode *inode)
+{
+	truncate_inode_pages_final(&inode->i_data);
+	clear_inode(inode);
+	if (inode->i_ino < ZONEFS_SB(inode->i_sb)->s_nr_zones)
+		zonefs_file_save_attr(inode);
 }
 
 static void zonefs_free_inode(struct inode *inode)
@@ -66,8 +77,8 @@ static int zonefs_statfs(struct dentry *dentry, struct kstatfs *buf)
 	buf->f_bfree = used < sbi->s_blocks ? sbi->s_blocks - used : 0;
 	buf->f_bavail = buf->f_bfree;
 
-	/* The root directory, plus each group: its directory and files. */
-	buf->f_files = 1;
+	/* Each group's files and its directory; the root is not counted. */
+	buf->f_files = 0;
 	for (i = 0; i < ZONEFS_ZTYPE_MAX; i++)
 		if (sbi->s_groups[i].g_nr_files)
 			buf->f_files += 1 + sbi->s_groups[i].g_nr_files;
@@ -108,6 +119,7 @@ static int zonefs_show_options(struct seq_file *seq, struct dentry *root)
 static const struct super_operations zonefs_sops = {
 	.alloc_inode	= zonefs_alloc_inode,
 	.free_inode	= zonefs_free_inode,
+	.evict_inode	= zonefs_evict_inode,
 	.statfs		= zonefs_statfs,
 	.show_options	= zonefs_show_options,
 };
@@ -213,22 +225,6 @@ free_page:
 	return ret;
 }
 
-/*
- * explicit-open exists to keep within the device's open zone limit: a
- * device that reports none has nothing to keep within, so the option is
- * dropped with a message.
- */
-static void zonefs_check_explicit_open(struct super_block *sb)
-{
-	struct zonefs_sb_info *sbi = ZONEFS_SB(sb);
-
-	if ((sbi->s_mount_opts & ZONEFS_MNTOPT_EXPLICIT_OPEN) &&
-	    !sbi->s_max_wro_seq_files) {
-		zonefs_info(sb, "explicit-open ignored: the device reports no open zone limit\n");
-		sbi->s_mount_opts &= ~ZONEFS_MNTOPT_EXPLICIT_OPEN;
-	}
-}
-
 static int zonefs_fill_super(struct super_block *sb, struct fs_context *fc)
 {
 	struct zonefs_context *ctx = fc->fs_private;
@@ -254,8 +250,7 @@ static int zonefs_fill_super(struct super_block *sb, struct fs_context *fc)
 	init_completion(&sbi->s_kobj_unregister);
 	sbi->s_max_wro_seq_files = bdev_max_open_zones(bdev);
 	sbi->s_max_active_seq_files = bdev_max_active_zones(bdev);
-
-	zonefs_check_explicit_open(sb);
+	ktime_get_coarse_real_ts64(&sbi->s_mount_time);
 
 	sb->s_magic = ZONEFS_MAGIC;
 	sb->s_maxbytes = MAX_LFS_FILESIZE;
@@ -281,9 +276,7 @@ static int zonefs_fill_super(struct super_block *sb, struct fs_context *fc)
 	if (ret)
 		return ret;
 
-	ret = zonefs_close_open_zones(sb);
-	if (ret)
-		return ret;
+	zonefs_close_open_zones(sb);
 
 	ret = zonefs_make_root(sb);
 	if (ret)
@@ -304,7 +297,6 @@ static int zonefs_reconfigure(struct fs_context *fc)
 
 	sync_filesystem(sb);
 	ZONEFS_SB(sb)->s_mount_opts = ctx->c_mount_opts;
-	zonefs_check_explicit_open(sb);
 
 	return 0;
 }
@@ -425,6 +417,7 @@ static void zonefs_inode_init_once(void *obj)
 
 	inode_init_once(&zi->i_vnode);
 	mutex_init(&zi->i_truncate_mutex);
+	INIT_WORK(&zi->i_recovery_work, zonefs_recovery_work);
 }
 
 static int __init zonefs_init(void)
@@ -441,9 +434,13 @@ static int __init zonefs_init(void)
 	if (!zonefs_inode_cachep)
 		return -ENOMEM;
 
-	ret = zonefs_sysfs_init();
+	ret = zonefs_recovery_init();
 	if (ret)
 		goto destroy_inodecache;
+
+	ret = zonefs_sysfs_init();
+	if (ret)
+		goto recovery_exit;
 
 	ret = register_filesystem(&zonefs_type);
 	if (ret)
@@ -453,6 +450,8 @@ static int __init zonefs_init(void)
 
 sysfs_exit:
 	zonefs_sysfs_exit();
+recovery_exit:
+	zonefs_recovery_exit();
 destroy_inodecache:
 	kmem_cache_destroy(zonefs_inode_cachep);
 	return ret;
@@ -462,6 +461,7 @@ static void __exit zonefs_exit(void)
 {
 	unregister_filesystem(&zonefs_type);
 	zonefs_sysfs_exit();
+	zonefs_recovery_exit();
 	/* Inodes are freed after an RCU grace period: wait for them. */
 	rcu_barrier();
 	kmem_cache_destroy(zonefs_inode_cachep);

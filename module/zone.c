@@ -7,6 +7,7 @@
 #include <linux/slab.h>
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
+#include <linux/file.h>
 #include <linux/blkdev.h>
 
 #include "zonefs.h"
@@ -46,7 +47,8 @@ static u64 zonefs_zone_used_blocks(struct super_block *sb, unsigned int zidx)
  * @zidx:	zone index
  *
  * A sequential zone is active when it is open (explicitly, by this module)
- * or partially written, and it can still be written.
+ * or partially written, and it can still be written: a full zone is
+ * neither open nor active.
  *
  * Context: the file's i_truncate_mutex held, or mount time.
  */
@@ -58,10 +60,9 @@ void zonefs_zone_update_active(struct super_block *sb, unsigned int zidx)
 
 	if (zonefs_zone_is_seq(z) &&
 	    !(z->z_flags & (ZONEFS_ZONE_OFFLINE | ZONEFS_ZONE_READONLY |
-			    ZONEFS_ZONE_RO_MOUNT)))
-		active = (z->z_flags & ZONEFS_ZONE_OPEN) ||
-			 (z->z_wpoff &&
-			  z->z_wpoff < zonefs_zone_cap_blocks(sb, zidx));
+			    ZONEFS_ZONE_RO_MOUNT)) &&
+	    z->z_wpoff < zonefs_zone_cap_blocks(sb, zidx))
+		active = (z->z_flags & ZONEFS_ZONE_OPEN) || z->z_wpoff;
 
 	if (active && !(z->z_flags & ZONEFS_ZONE_ACTIVE)) {
 		z->z_flags |= ZONEFS_ZONE_ACTIVE;
@@ -90,6 +91,11 @@ void zonefs_zone_set_wpoff(struct inode *inode, loff_t size)
 	u64 used = zonefs_zone_used_blocks(sb, zidx);
 
 	WRITE_ONCE(z->z_wpoff, size >> sb->s_blocksize_bits);
+	if (size >= ZONEFS_I(inode)->i_max_size) {
+		/* The device closed the zone when it filled up. */
+		z->z_flags &= ~ZONEFS_ZONE_OPEN;
+		z->z_cond = BLK_ZONE_COND_FULL;
+	}
 	atomic64_add(zonefs_zone_used_blocks(sb, zidx) - used,
 		     &sbi->s_used_blocks);
 	i_size_write(inode, size);
@@ -148,146 +154,324 @@ static int zonefs_copy_zone_cb(struct blk_zone *zone, unsigned int idx,
 	return 0;
 }
 
-/*
- * Apply the errors= policy to a file after an error. The caller has already
- * brought the size and the zone condition in line with the device.
- */
-static void zonefs_apply_errors_policy(struct inode *inode)
+/* Report the first zone of a file. Return: 0 or -errno. */
+static int zonefs_report_zone(struct inode *inode, struct blk_zone *zone)
 {
 	struct super_block *sb = inode->i_sb;
-	struct zonefs_sb_info *sbi = ZONEFS_SB(sb);
+	unsigned int zidx = ZONEFS_I(inode)->i_zidx;
+	unsigned int noio_flag;
+	int ret;
 
-	switch (sbi->s_mount_opts & ZONEFS_MNTOPT_ERRORS_MASK) {
-	case ZONEFS_MNTOPT_ERRORS_ZRO:
-		/* Only this file stops accepting writes. */
-		zonefs_zone_set_flags(inode, ZONEFS_ZONE_READONLY);
-		inode->i_mode &= ~0222;
-		break;
-	case ZONEFS_MNTOPT_ERRORS_ZOL:
-		/* This file is treated as if its zone had gone offline. */
-		zonefs_zone_set_wpoff(inode, 0);
-		zonefs_zone_set_flags(inode, ZONEFS_ZONE_OFFLINE);
-		ZONEFS_I(inode)->i_wpoffset = 0;
+	/*
+	 * Memory reclaim must not wait for writeback of this very file
+	 * system while the report buffer is allocated.
+	 */
+	noio_flag = memalloc_noio_save();
+	ret = blkdev_report_zones(sb->s_bdev,
+				  zonefs_zone_start(ZONEFS_SB(sb), zidx), 1,
+				  zonefs_copy_zone_cb, zone);
+	memalloc_noio_restore(noio_flag);
+	if (ret == 1)
+		return 0;
+
+	zonefs_err_ratelimited(sb, "zone %u: report failed (%d)\n", zidx, ret);
+	return ret < 0 ? ret : -EIO;
+}
+
+/*
+ * Take a zone away from writers (offline or read-only, by the device or by
+ * the errors= policy). A zone that this module opened explicitly gives its
+ * open slot back: the device closes nothing by itself while the zone is
+ * still good, so send a CLOSE when the device still reports it open.
+ */
+static void zonefs_zone_take_away(struct inode *inode, u8 flag, u8 dev_cond)
+{
+	struct zonefs_zone *z = zonefs_inode_zone(inode);
+
+	if ((z->z_flags & ZONEFS_ZONE_OPEN) &&
+	    (dev_cond == BLK_ZONE_COND_EXP_OPEN ||
+	     dev_cond == BLK_ZONE_COND_IMP_OPEN) &&
+	    !zonefs_zone_mgmt(inode, REQ_OP_ZONE_CLOSE))
+		z->z_cond = BLK_ZONE_COND_CLOSED;
+	z->z_flags &= ~ZONEFS_ZONE_OPEN;
+
+	zonefs_zone_set_flags(inode, flag);
+	if (flag & ZONEFS_ZONE_OFFLINE)
 		inode->i_mode &= ~0777;
-		break;
-	case ZONEFS_MNTOPT_ERRORS_REPAIR:
-		/* The size was fixed from the device's view: go on. */
-		break;
+	else
+		inode->i_mode &= ~0222;
+}
+
+/*
+ * The amount of data the device holds for a file, from its zone report:
+ * the write pointer of a sequential zone (the capacity once it is full),
+ * the capacity of a conventional file.
+ */
+static loff_t zonefs_report_data_size(struct inode *inode,
+				      struct blk_zone *zone)
+{
+	struct zonefs_inode_info *zi = ZONEFS_I(inode);
+	loff_t wp;
+
+	if (!zonefs_inode_is_seq(inode))
+		return zi->i_max_size;
+
+	switch (zone->cond) {
+	case BLK_ZONE_COND_OFFLINE:
+	case BLK_ZONE_COND_EMPTY:
+		return 0;
+	case BLK_ZONE_COND_FULL:
+		return zi->i_max_size;
+	case BLK_ZONE_COND_READONLY:
+		/* No write pointer: what was written stays readable. */
+		return i_size_read(inode);
 	default:
-		/* errors=remount-ro: stop every further change. */
-		if (!sb_rdonly(sb)) {
-			zonefs_warn(sb, "remounting file system read-only\n");
-			sb->s_flags |= SB_RDONLY;
-		}
-		break;
+		wp = (loff_t)(zone->wp - zone->start) << SECTOR_SHIFT;
+		return min(wp, zi->i_max_size);
 	}
 }
 
 /**
- * __zonefs_io_error() - bring a file back in line with its zone
+ * zonefs_handle_error() - bring a file back in line with its zone
  * @inode:	the file's inode
- * @write:	the error happened on a write (or a zone management command)
+ * @err:	what went wrong (enum zonefs_error)
  *
- * Asks the device for the file's zone, sets the size and the issued write
- * pointer from what the device reports and applies the zone's condition.
- * Then, if a write failed, the device's view differs from ours or the zone
- * has just gone offline or read-only, applies the errors= policy.
+ * Asks the device for the file's zone and takes its condition: an offline
+ * zone makes the file offline (size 0, mode 000), a read-only zone takes
+ * its write bits away. Then the size:
  *
- * Context: process context, the file's i_truncate_mutex held.
+ * - the device's write pointer (its data size) below the size always
+ *   lowers the size to it: what the device lost is not readable;
+ * - above the size, the data is either this file's own writes that reached
+ *   the device although the write failed part way, or someone else's (a
+ *   writer behind the file system's back). For a failure that was not the
+ *   device's (ZONEFS_ERR_LOCAL), data up to the write pointer as issued is
+ *   this file's own and is kept. Otherwise errors=repair takes the write
+ *   pointer, remount-ro and zone-ro keep the size, so that nothing this file
+ *   did not acknowledge is exposed, and zone-offline makes it 0.
+ *
+ * The errors= policy applies after a device error, or when the zone went
+ * bad, or when the device's view differs from the file's.
+ *
+ * Context: process context, the file's i_truncate_mutex held, no write in
+ * flight on the file.
  */
-void __zonefs_io_error(struct inode *inode, bool write)
+void zonefs_handle_error(struct inode *inode, enum zonefs_error err)
 {
 	struct zonefs_inode_info *zi = ZONEFS_I(inode);
 	struct super_block *sb = inode->i_sb;
 	struct zonefs_sb_info *sbi = ZONEFS_SB(sb);
 	struct zonefs_zone *z = zonefs_inode_zone(inode);
-	unsigned int noio_flag;
-	struct blk_zone zone;
+	unsigned int mode = sbi->s_mount_opts & ZONEFS_MNTOPT_ERRORS_MASK;
 	u8 bad = ZONEFS_ZONE_OFFLINE | ZONEFS_ZONE_READONLY;
-	bool was_bad = z->z_flags & bad;
-	loff_t wpoff;
-	bool mismatch = false;
-	int ret;
+	bool seq = zonefs_zone_is_seq(z);
+	bool went_bad = false;
+	struct blk_zone zone;
+	loff_t isize, dsize;
 
-	/*
-	 * The report is done with memory reclaim kept away from I/O: this can
-	 * run from the write completion path, and writeback of this very
-	 * file system must not be needed to allocate the report buffer.
-	 */
-	noio_flag = memalloc_noio_save();
-	ret = blkdev_report_zones(sb->s_bdev, zonefs_zone_start(sbi, zi->i_zidx),
-				  1, zonefs_copy_zone_cb, &zone);
-	memalloc_noio_restore(noio_flag);
-	if (ret != 1) {
-		zonefs_err_ratelimited(sb, "zone %u: report failed (%d)\n",
-				       zi->i_zidx, ret);
-		/* Nothing is known: keep the file as it is. */
-		return;
+	if (zonefs_report_zone(inode, &zone))
+		return;	/* Nothing is known: keep the file as it is. */
+
+	isize = i_size_read(inode);
+	dsize = zonefs_report_data_size(inode, &zone);
+	if (zone.cond == BLK_ZONE_COND_OFFLINE &&
+	    !(z->z_flags & ZONEFS_ZONE_OFFLINE)) {
+		zonefs_err_ratelimited(sb, "zone %u: offline\n", zi->i_zidx);
+		went_bad = true;
+	} else if (zone.cond == BLK_ZONE_COND_READONLY && !(z->z_flags & bad)) {
+		zonefs_err_ratelimited(sb, "zone %u: read-only\n", zi->i_zidx);
+		went_bad = true;
 	}
 
+	if (!went_bad) {
+		switch (err) {
+		case ZONEFS_ERR_CHECK:
+			return;
+		case ZONEFS_ERR_READ:
+			if (!seq || dsize == isize)
+				return;
+			break;
+		case ZONEFS_ERR_LOCAL:
+			if (!seq)
+				return;
+			if (dsize >= isize && dsize <= zi->i_wpoffset) {
+				zonefs_zone_set_wpoff(inode, dsize);
+				zi->i_wpoffset = dsize;
+				return;
+			}
+			break;
+		case ZONEFS_ERR_DEVICE:
+			break;
+		}
+	}
+
+	if (seq && dsize != isize)
+		zonefs_warn_ratelimited(sb, "zone %u: size %lld, device write pointer %lld\n",
+					zi->i_zidx, isize, dsize);
+
+	if (zone.cond == BLK_ZONE_COND_OFFLINE ||
+	    mode == ZONEFS_MNTOPT_ERRORS_ZOL) {
+		if (!(z->z_flags & ZONEFS_ZONE_OFFLINE))
+			zonefs_zone_take_away(inode, ZONEFS_ZONE_OFFLINE,
+					      zone.cond);
+		dsize = 0;
+	} else if (zone.cond == BLK_ZONE_COND_READONLY ||
+		   mode == ZONEFS_MNTOPT_ERRORS_ZRO) {
+		if (!(z->z_flags & bad))
+			zonefs_zone_take_away(inode, ZONEFS_ZONE_READONLY,
+					      zone.cond);
+		dsize = min(dsize, isize);
+	} else if (mode != ZONEFS_MNTOPT_ERRORS_REPAIR) {
+		dsize = min(dsize, isize);
+	}
 	z->z_cond = zone.cond;
-	switch (zone.cond) {
-	case BLK_ZONE_COND_OFFLINE:
-		/* Nothing can be read or written any more. */
-		zonefs_err_ratelimited(sb, "zone %u: offline\n", zi->i_zidx);
-		zonefs_zone_set_wpoff(inode, 0);
-		zonefs_zone_set_flags(inode, ZONEFS_ZONE_OFFLINE);
-		zi->i_wpoffset = 0;
-		inode->i_mode &= ~0777;
+
+	if (mode == ZONEFS_MNTOPT_ERRORS_RO && !sb_rdonly(sb)) {
+		zonefs_warn(sb, "remounting file system read-only\n");
+		sb->s_flags |= SB_RDONLY;
+	}
+
+	if (seq) {
+		zonefs_zone_set_wpoff(inode, dsize);
+		zi->i_wpoffset = dsize;
+	} else {
+		/* A conventional file keeps its size unless it went offline. */
+		i_size_write(inode, dsize);
+	}
+}
+
+static struct workqueue_struct *zonefs_recovery_wq;
+
+/**
+ * zonefs_note_error() - record that an I/O failed
+ * @file:	the file of the failed I/O
+ * @err:	ZONEFS_ERR_DEVICE (a write or flush the device failed),
+ *		ZONEFS_ERR_READ (a read the device failed) or ZONEFS_ERR_LOCAL
+ *		(a write that failed after part of it was sent)
+ * @issuer:	the caller's issuer recovers when the I/O returns (a
+ *		synchronous direct I/O, with inode->i_rwsem held); else the
+ *		recovery is queued, holding a reference on @file until it has
+ *		run
+ *
+ * The recovery waits until no I/O is in flight on the file: a write still
+ * in flight moves the device's write pointer, and recovering before it
+ * completes would put the file's write pointer behind it.
+ *
+ * Context: any, including interrupt context (read completion).
+ */
+void zonefs_note_error(struct file *file, enum zonefs_error err, bool issuer)
+{
+	struct zonefs_inode_info *zi = ZONEFS_I(file_inode(file));
+
+	switch (err) {
+	case ZONEFS_ERR_DEVICE:
+		set_bit(ZONEFS_RECOVERY_DEVICE, &zi->i_recovery);
 		break;
-	case BLK_ZONE_COND_READONLY:
-		/* What was written stays readable; the size is kept. */
-		zonefs_err_ratelimited(sb, "zone %u: read-only\n", zi->i_zidx);
-		zonefs_zone_set_flags(inode, ZONEFS_ZONE_READONLY);
-		inode->i_mode &= ~0222;
+	case ZONEFS_ERR_READ:
+		set_bit(ZONEFS_RECOVERY_READ, &zi->i_recovery);
 		break;
 	default:
-		if (!zonefs_zone_is_seq(z))
-			break;
-		if (zone.cond == BLK_ZONE_COND_FULL)
-			wpoff = zi->i_max_size;
-		else if (zone.cond == BLK_ZONE_COND_EMPTY)
-			wpoff = 0;
-		else
-			wpoff = (zone.wp - zone.start) << SECTOR_SHIFT;
-		if (wpoff > zi->i_max_size)
-			wpoff = zi->i_max_size;
-		if (wpoff != i_size_read(inode) || wpoff != zi->i_wpoffset) {
-			zonefs_warn_ratelimited(sb, "zone %u: size %lld, write pointer %lld, device write pointer %lld\n",
-						zi->i_zidx,
-						i_size_read(inode),
-						zi->i_wpoffset, wpoff);
-			mismatch = wpoff != i_size_read(inode);
-		}
-		/*
-		 * The device's write pointer is the truth: what it holds is
-		 * readable and the next write must go there.
-		 */
-		zonefs_zone_set_wpoff(inode, wpoff);
-		zi->i_wpoffset = wpoff;
+		set_bit(ZONEFS_RECOVERY_LOCAL, &zi->i_recovery);
 		break;
 	}
+	set_bit(ZONEFS_RECOVERY_PENDING, &zi->i_recovery);
+	if (issuer || test_and_set_bit(ZONEFS_RECOVERY_QUEUED, &zi->i_recovery))
+		return;
 
-	if (write || mismatch || (!was_bad && (z->z_flags & bad)))
-		zonefs_apply_errors_policy(inode);
+	zi->i_recovery_file = get_file(file);
+	queue_work(zonefs_recovery_wq, &zi->i_recovery_work);
 }
 
 /**
- * zonefs_io_error() - bring a file back in line with its zone
+ * zonefs_recover() - bring a file back in line with its zone after errors
  * @inode:	the file's inode
- * @write:	the error happened on a write
+ * @err:	the error seen by the caller (ZONEFS_ERR_CHECK: none); the
+ *		errors recorded by zonefs_note_error() since the last recovery
+ *		are folded in, the device's first
  *
- * Locked wrapper of __zonefs_io_error().
- *
- * Context: process context, i_truncate_mutex not held.
+ * Context: process context, inode->i_rwsem held exclusive, so that no new
+ * I/O starts; the I/O in flight is waited for here.
  */
-void zonefs_io_error(struct inode *inode, bool write)
+void zonefs_recover(struct inode *inode, enum zonefs_error err)
 {
 	struct zonefs_inode_info *zi = ZONEFS_I(inode);
+	unsigned long *bits = &zi->i_recovery;
+	bool device, local, read;
+
+	inode_dio_wait(inode);
+	clear_bit(ZONEFS_RECOVERY_PENDING, bits);
+	device = test_and_clear_bit(ZONEFS_RECOVERY_DEVICE, bits);
+	local = test_and_clear_bit(ZONEFS_RECOVERY_LOCAL, bits);
+	read = test_and_clear_bit(ZONEFS_RECOVERY_READ, bits);
+	if (device)
+		err = ZONEFS_ERR_DEVICE;
+	else if (local && err != ZONEFS_ERR_DEVICE)
+		err = ZONEFS_ERR_LOCAL;
+	else if (read && err == ZONEFS_ERR_CHECK)
+		err = ZONEFS_ERR_READ;
 
 	mutex_lock(&zi->i_truncate_mutex);
-	__zonefs_io_error(inode, write);
+	zonefs_handle_error(inode, err);
 	mutex_unlock(&zi->i_truncate_mutex);
+}
+
+/**
+ * zonefs_recover_pending() - run the recovery zonefs_note_error() recorded
+ * @inode:	the file's inode
+ *
+ * Context: process context, inode->i_rwsem held exclusive.
+ */
+void zonefs_recover_pending(struct inode *inode)
+{
+	if (test_bit(ZONEFS_RECOVERY_PENDING, &ZONEFS_I(inode)->i_recovery))
+		zonefs_recover(inode, ZONEFS_ERR_CHECK);
+}
+
+/**
+ * zonefs_recovery_work() - recover after an asynchronous I/O error
+ * @work:	zonefs_inode_info.i_recovery_work
+ */
+void zonefs_recovery_work(struct work_struct *work)
+{
+	struct zonefs_inode_info *zi =
+		container_of(work, struct zonefs_inode_info, i_recovery_work);
+	struct inode *inode = &zi->i_vnode;
+	struct file *file = zi->i_recovery_file;
+
+	zi->i_recovery_file = NULL;
+	clear_bit_unlock(ZONEFS_RECOVERY_QUEUED, &zi->i_recovery);
+
+	inode_lock(inode);
+	zonefs_recover_pending(inode);
+	inode_unlock(inode);
+	fput(file);
+}
+
+/**
+ * zonefs_io_error() - recover from an error seen in process context
+ * @inode:	the file's inode
+ * @err:	what went wrong
+ *
+ * Context: process context, neither inode->i_rwsem nor i_truncate_mutex
+ * held.
+ */
+void zonefs_io_error(struct inode *inode, enum zonefs_error err)
+{
+	inode_lock(inode);
+	zonefs_recover(inode, err);
+	inode_unlock(inode);
+}
+
+int zonefs_recovery_init(void)
+{
+	zonefs_recovery_wq = alloc_workqueue("zonefs_recovery",
+					     WQ_MEM_RECLAIM | WQ_UNBOUND, 0);
+	return zonefs_recovery_wq ? 0 : -ENOMEM;
+}
+
+void zonefs_recovery_exit(void)
+{
+	destroy_workqueue(zonefs_recovery_wq);
 }
 
 static int zonefs_init_zone_cb(struct blk_zone *zone, unsigned int idx,
@@ -305,6 +489,12 @@ static int zonefs_init_zone_cb(struct blk_zone *zone, unsigned int idx,
 		zonefs_err(sb, "zone %u: unexpected report (start %llu, capacity %llu)\n",
 			   idx, zone->start, (u64)cap);
 		return -EIO;
+	}
+	/* A file must never reach into the next zone. */
+	if (cap > zone->len) {
+		zonefs_err(sb, "zone %u: capacity %llu larger than its length %llu\n",
+			   idx, (u64)cap, zone->len);
+		return -EINVAL;
 	}
 	z = &sbi->s_zones[idx];
 
@@ -370,15 +560,20 @@ static int zonefs_init_zone_cb(struct blk_zone *zone, unsigned int idx,
 /*
  * Whether zone @zidx joins the file of zone @zidx - 1: with aggr_cnv,
  * contiguous conventional zones with the same condition make one file.
+ * A zone whose capacity is below its length (a ZBC-2 disk with gap zones)
+ * joins nothing, so that a file's offsets never land outside a capacity.
  * Zone 0 holds the superblock and is never part of a file.
  */
 static bool zonefs_zone_joins_prev(struct zonefs_sb_info *sbi,
 				   unsigned int zidx, bool aggr)
 {
 	struct zonefs_zone *z = &sbi->s_zones[zidx];
+	sector_t len = 1ULL << sbi->s_zone_sectors_shift;
 
 	return aggr && zidx > 1 && !zonefs_zone_is_seq(z) &&
-	       !zonefs_zone_is_seq(z - 1) && z->z_cond == (z - 1)->z_cond;
+	       !zonefs_zone_is_seq(z - 1) && z->z_cond == (z - 1)->z_cond &&
+	       zonefs_zone_cap(sbi, zidx) == len &&
+	       zonefs_zone_cap(sbi, zidx - 1) == len;
 }
 
 static int zonefs_init_group(struct super_block *sb, enum zonefs_ztype ztype)
@@ -502,10 +697,11 @@ int zonefs_init_zones(struct super_block *sb)
  * so that they do not hold the device's open zone resources. Nothing is
  * sent on a read-only mount.
  *
+ * A zone that fails to close is logged and left as it is.
+ *
  * Context: mount time, after zonefs_init_zones().
- * Return: 0; a zone that fails to close is logged and left as it is.
  */
-int zonefs_close_open_zones(struct super_block *sb)
+void zonefs_close_open_zones(struct super_block *sb)
 {
 	struct zonefs_sb_info *sbi = ZONEFS_SB(sb);
 	unsigned int i;
@@ -521,8 +717,6 @@ int zonefs_close_open_zones(struct super_block *sb)
 						 BLK_ZONE_COND_EMPTY;
 		zonefs_zone_update_active(sb, i);
 	}
-
-	return 0;
 }
 
 /**

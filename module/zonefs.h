@@ -17,6 +17,7 @@
 #include <linux/kobject.h>
 #include <linux/completion.h>
 #include <linux/blkdev.h>
+#include <linux/workqueue.h>
 
 #include "zonefs_format.h"
 
@@ -36,7 +37,8 @@
  * ZONEFS_ZONE_RO_MOUNT: the zone was read-only when the file system was
  * mounted: its write pointer is meaningless, so its file has size 0 and
  * mode 000.
- * ZONEFS_ZONE_OPEN: this module explicitly opened the zone (explicit-open).
+ * ZONEFS_ZONE_OPEN: this module explicitly opened the zone (explicit-open)
+ * and the device holds it open.
  * ZONEFS_ZONE_ACTIVE: the zone is counted in s_active_seq_files.
  */
 #define ZONEFS_ZONE_SEQ		(1U << 0)
@@ -103,15 +105,25 @@ struct zonefs_zone_group {
 };
 
 /**
- * struct zonefs_attr - chmod/chown state of a file kept across evictions
+ * struct zonefs_attr - the state of a file that outlives its inode
  * @a_mode:	file mode (permission bits and file type)
  * @a_uid:	owner
  * @a_gid:	group
+ * @a_atime:	access time
+ * @a_mtime:	modification time
+ * @a_ctime:	change time
+ *
+ * Only files that were changed since mount (chmod, chown, or opened for
+ * write) have one; every other file has the superblock's owner and mode
+ * and the mount time.
  */
 struct zonefs_attr {
-	umode_t	a_mode;
-	kuid_t	a_uid;
-	kgid_t	a_gid;
+	umode_t			a_mode;
+	kuid_t			a_uid;
+	kgid_t			a_gid;
+	struct timespec64	a_atime;
+	struct timespec64	a_mtime;
+	struct timespec64	a_ctime;
 };
 
 /* Mount options (zonefs_sb_info.s_mount_opts). */
@@ -133,6 +145,7 @@ struct zonefs_attr {
  * @s_gid:		default group of files
  * @s_perm:		default permission bits of files
  * @s_uuid:		volume UUID
+ * @s_mount_time:	time of the mount: every inode's timestamps start here
  * @s_zone_sectors_shift: log2 of the zone size (512B sectors)
  * @s_nr_zones:		number of zones of the device
  * @s_zone_cap:		capacity of every zone when @s_zone_caps is NULL
@@ -147,8 +160,8 @@ struct zonefs_attr {
  * @s_max_active_seq_files: device's max active zones (0: no limit)
  * @s_wro_seq_files:	sequential files open for write
  * @s_active_seq_files:	sequential zones open or partially written
- * @s_attrs:		zone index -> struct zonefs_attr for files whose mode
- *			or owner was changed since mount
+ * @s_attrs:		zone index -> struct zonefs_attr for files changed
+ *			since mount
  * @s_kobj:		sysfs directory /sys/fs/zonefs/<dev>
  * @s_kobj_unregister:	completed when @s_kobj is released
  * @s_sysfs_registered:	@s_kobj was added
@@ -160,6 +173,7 @@ struct zonefs_sb_info {
 	kgid_t			s_gid;
 	umode_t			s_perm;
 	uuid_t			s_uuid;
+	struct timespec64	s_mount_time;
 
 	unsigned int		s_zone_sectors_shift;
 	unsigned int		s_nr_zones;
@@ -183,6 +197,23 @@ struct zonefs_sb_info {
 	bool			s_sysfs_registered;
 };
 
+/*
+ * Recovery state bits (zonefs_inode_info.i_recovery), set from I/O
+ * completion in any context, consumed in process context.
+ *
+ * ZONEFS_RECOVERY_PENDING: an I/O failed; the file must be brought back in
+ * line with its zone before the next write.
+ * ZONEFS_RECOVERY_DEVICE, _READ, _LOCAL: the kinds of failure seen (enum
+ * zonefs_error).
+ * ZONEFS_RECOVERY_QUEUED: i_recovery_work is queued and holds
+ * i_recovery_file.
+ */
+#define ZONEFS_RECOVERY_PENDING	0
+#define ZONEFS_RECOVERY_DEVICE	1
+#define ZONEFS_RECOVERY_READ	2
+#define ZONEFS_RECOVERY_LOCAL	3
+#define ZONEFS_RECOVERY_QUEUED	4
+
 /**
  * struct zonefs_inode_info - in-memory inode of a zonefs file or directory
  * @i_vnode:		the VFS inode
@@ -190,11 +221,15 @@ struct zonefs_sb_info {
  * @i_nzones:		number of zones of the file (files only)
  * @i_max_size:		file capacity (bytes)
  * @i_wpoffset:		write pointer of a sequential file as issued: the
- *			end of the last write submitted, which is ahead of
- *			i_size while writes are in flight (bytes)
+ *			end of the last write submitted. It is at or above
+ *			i_size, above it while writes are in flight (bytes)
  * @i_wr_refcnt:	number of open file descriptions with write access
  * @i_truncate_mutex:	serializes changes of @i_wpoffset, i_size, the zone
  *			record and @i_wr_refcnt
+ * @i_recovery:		ZONEFS_RECOVERY_* bits
+ * @i_recovery_work:	runs the recovery of an asynchronous I/O error
+ * @i_recovery_file:	file of the failed asynchronous I/O, referenced
+ *			until @i_recovery_work has run
  *
  * Lock order: inode->i_rwsem, then mapping->invalidate_lock, then
  * i_truncate_mutex.
@@ -207,6 +242,9 @@ struct zonefs_inode_info {
 	loff_t			i_wpoffset;
 	unsigned int		i_wr_refcnt;
 	struct mutex		i_truncate_mutex;
+	unsigned long		i_recovery;
+	struct work_struct	i_recovery_work;
+	struct file		*i_recovery_file;
 };
 
 static inline struct zonefs_sb_info *ZONEFS_SB(struct super_block *sb)
@@ -268,16 +306,11 @@ static inline unsigned int zonefs_group_ino(struct zonefs_sb_info *sbi,
 	printk(KERN_WARNING "zonefs (%s): " fmt, (sb)->s_id, ##args)
 #define zonefs_info(sb, fmt, args...) \
 	printk(KERN_INFO "zonefs (%s): " fmt, (sb)->s_id, ##args)
-#define zonefs_dbg(sb, fmt, args...) \
-	pr_debug("zonefs (%s): " fmt, (sb)->s_id, ##args)
 #define zonefs_err_ratelimited(sb, fmt, args...) \
 	printk_ratelimited(KERN_ERR "zonefs (%s): " fmt, (sb)->s_id, ##args)
 #define zonefs_warn_ratelimited(sb, fmt, args...) \
 	printk_ratelimited(KERN_WARNING "zonefs (%s): " fmt, (sb)->s_id, \
 			   ##args)
-
-/* super.c */
-extern struct kmem_cache *zonefs_inode_cachep;
 
 /* dir.c */
 struct inode *zonefs_iget(struct super_block *sb, unsigned int ino);
@@ -287,19 +320,47 @@ extern const struct file_operations zonefs_dir_operations;
 
 /* file.c */
 void zonefs_file_init(struct inode *inode);
+void zonefs_file_save_attr(struct inode *inode);
 extern const struct inode_operations zonefs_file_inode_operations;
 extern const struct file_operations zonefs_file_operations;
 extern const struct address_space_operations zonefs_file_aops;
 
 /* zone.c */
+
+/**
+ * enum zonefs_error - what went wrong, for zonefs_handle_error()
+ * @ZONEFS_ERR_DEVICE:	the device failed a write, a flush or a zone
+ *			management command: the errors= policy applies
+ * @ZONEFS_ERR_READ:	the device failed a read or a zone close: the
+ *			policy applies only if the zone went bad or its write
+ *			pointer moved
+ * @ZONEFS_ERR_LOCAL:	a write failed before all of it reached the device
+ *			(bad user page, no memory): what the device holds of
+ *			this file's own writes is kept, nothing else changes
+ * @ZONEFS_ERR_CHECK:	no error: a look at the zone before resetting or
+ *			finishing it; only a zone gone bad counts
+ */
+enum zonefs_error {
+	ZONEFS_ERR_DEVICE,
+	ZONEFS_ERR_READ,
+	ZONEFS_ERR_LOCAL,
+	ZONEFS_ERR_CHECK,
+};
+
 int zonefs_init_zones(struct super_block *sb);
 void zonefs_free_zones(struct zonefs_sb_info *sbi);
-int zonefs_close_open_zones(struct super_block *sb);
+void zonefs_close_open_zones(struct super_block *sb);
 int zonefs_zone_mgmt(struct inode *inode, enum req_op op);
 void zonefs_zone_set_wpoff(struct inode *inode, loff_t size);
 void zonefs_zone_update_active(struct super_block *sb, unsigned int zidx);
-void __zonefs_io_error(struct inode *inode, bool write);
-void zonefs_io_error(struct inode *inode, bool write);
+void zonefs_handle_error(struct inode *inode, enum zonefs_error err);
+void zonefs_note_error(struct file *file, enum zonefs_error err, bool issuer);
+void zonefs_recover(struct inode *inode, enum zonefs_error err);
+void zonefs_recover_pending(struct inode *inode);
+void zonefs_recovery_work(struct work_struct *work);
+void zonefs_io_error(struct inode *inode, enum zonefs_error err);
+int zonefs_recovery_init(void);
+void zonefs_recovery_exit(void);
 
 /* sysfs.c */
 int zonefs_sysfs_register(struct super_block *sb);

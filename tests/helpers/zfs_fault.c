@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * zfs_fault - direct writes from bad user buffers, and writes past the
+ * limits a process carries, each with a stable one-line result.
+ *
+ *	zfs_fault write FILE OFF LEN HOW BUF [append]
+ *	zfs_fault queue FILE NR BS HOW BAD BUF [append]
+ *	zfs_fault read  FILE OFF LEN HOW BUF
+ *	zfs_fault fsize FILE OFF LEN LIMIT
+ *
+ * HOW is how the I/O is issued: "sync" (pwrite/pread), "libaio" (the raw
+ * aio system calls) or "uring" (liburing). BUF is the user buffer:
+ * "good", "misaligned" (one byte past a page boundary), "hole" (the first
+ * page mapped and filled, the rest inaccessible) or "unmapped" (nothing
+ * accessible). Inaccessible pages stay reserved (PROT_NONE), so that no
+ * later buffer can be mapped there. Data written is the zfs_io pattern with seed 7 at file offset
+ * OFF, so that "zfs_io read ... seed=7" checks it.
+ *
+ * "queue" queues NR direct writes of BS bytes back to back from the end of
+ * the file in one submission (at the offsets they will land at; with
+ * "append", each with RWF_APPEND), the one at index BAD (-1: none) from a
+ * buffer of kind BUF, and prints each result in order: "R <res0> <res1>
+ * ...", a byte count or an errno name.
+ *
+ * "fsize" sets RLIMIT_FSIZE to LIMIT bytes, blocks SIGXFSZ and writes:
+ * it prints the result and "SIGXFSZ" when that signal became pending.
+ *
+ * Prints "OK <n>" or "ERR <ERRNO NAME>"; usage errors exit 2.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <linux/aio_abi.h>
+#include <liburing.h>
+
+#define ZFS_FAULT_PAGE		4096
+#define ZFS_FAULT_SEED		7ULL
+#define ZFS_FAULT_MAXQ		64
+
+static const char *zfs_fault_errname(int err)
+{
+	const char *name = strerrorname_np(err);
+
+	return name ? name : "UNKNOWN";
+}
+
+static int zfs_fault_err(int err)
+{
+	printf("ERR %s\n", zfs_fault_errname(err));
+	return 1;
+}
+
+static int zfs_fault_usage(void)
+{
+	fprintf(stderr, "usage: zfs_fault write|queue|read|fsize FILE ...\n");
+	return 2;
+}
+
+/* The zfs_io pattern: word at offset o is o ^ (seed * golden ratio). */
+static void zfs_fault_fill(unsigned char *buf, size_t len, long long off)
+{
+	uint64_t key = ZFS_FAULT_SEED * 0x9e3779b97f4a7c15ULL;
+	size_t i;
+
+	for (i = 0; i < len; i += 8) {
+		uint64_t w = (uint64_t)(off + (long long)i) ^ key;
+
+		memcpy(buf + i, &w, len - i < 8 ? len - i : 8);
+	}
+}
+
+/*
+ * A buffer of @len bytes of the given kind holding the pattern for file
+ * offset @off (as far as it is mapped). Returns NULL on a usage error.
+ */
+static unsigned char *zfs_fault_buf(const char *kind, size_t len, long long off)
+{
+	size_t map = len + 2 * ZFS_FAULT_PAGE;
+	unsigned char *p;
+
+	p = mmap(NULL, map, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		perror("mmap");
+		exit(2);
+	}
+	if (!strcmp(kind, "good")) {
+		zfs_fault_fill(p, len, off);
+		return p;
+	}
+	if (!strcmp(kind, "misaligned")) {
+		zfs_fault_fill(p + 1, len, off);
+		return p + 1;
+	}
+	if (!strcmp(kind, "hole")) {
+		zfs_fault_fill(p, ZFS_FAULT_PAGE, off);
+		mprotect(p + ZFS_FAULT_PAGE, map - ZFS_FAULT_PAGE, PROT_NONE);
+		return p;
+	}
+	if (!strcmp(kind, "unmapped")) {
+		mprotect(p, map, PROT_NONE);
+		return p;
+	}
+	return NULL;
+}
+
+static long long zfs_fault_num(const char *s)
+{
+	char *end;
+	long long v = strtoll(s, &end, 0);
+
+	if (*end) {
+		fprintf(stderr, "zfs_fault: bad number '%s'\n", s);
+		exit(2);
+	}
+	return v;
+}
+
+static void zfs_fault_print_res(long long res)
+{
+	if (res < 0)
+		printf(" %s", zfs_fault_errname((int)-res));
+	else
+		printf(" %lld", res);
+}
+
+/* Issue @nr writes (or reads) with libaio; fill @res. */
+static int zfs_fault_libaio(int fd, int nr, unsigned char **bufs, size_t *lens,
+			    long long *offs, int rw, int append, long long *res)
+{
+	struct iocb iocbs[ZFS_FAULT_MAXQ], *iocbps[ZFS_FAULT_MAXQ];
+	struct io_event events[ZFS_FAULT_MAXQ];
+	aio_context_t ctx = 0;
+	int i, done = 0;
+	long ret;
+
+	if (syscall(SYS_io_setup, nr, &ctx))
+		return -errno;
+	memset(iocbs, 0, sizeof(iocbs));
+	for (i = 0; i < nr; i++) {
+		iocbs[i].aio_fildes = fd;
+		iocbs[i].aio_lio_opcode = rw ? IOCB_CMD_PWRITE : IOCB_CMD_PREAD;
+		iocbs[i].aio_buf = (uintptr_t)bufs[i];
+		iocbs[i].aio_nbytes = lens[i];
+		iocbs[i].aio_offset = offs[i];
+		iocbs[i].aio_rw_flags = append ? RWF_APPEND : 0;
+		iocbs[i].aio_data = i;
+		iocbps[i] = &iocbs[i];
+	}
+	ret = syscall(SYS_io_submit, ctx, nr, iocbps);
+	if (ret < 0)
+		return -errno;
+	/* An iocb the kernel refused at submission: report its errno. */
+	for (i = ret; i < nr; i++)
+		res[i] = -EAGAIN;
+	while (done < ret) {
+		long n = syscall(SYS_io_getevents, ctx, 1, ret - done, events,
+				 NULL);
+
+		if (n < 0)
+			return -errno;
+		for (i = 0; i < n; i++)
+			res[events[i].data] = (long long)events[i].res;
+		done += n;
+	}
+	syscall(SYS_io_destroy, ctx);
+	return 0;
+}
+
+/* Issue @nr writes (or reads) with io_uring; fill @res. */
+static int zfs_fault_uring(int fd, int nr, unsigned char **bufs, size_t *lens,
+			   long long *offs, int rw, int append, long long *res)
+{
+	struct io_uring ring;
+	struct io_uring_cqe *cqe;
+	int i, ret;
+
+	ret = io_uring_queue_init(nr, &ring, 0);
+	if (ret)
+		return ret;
+	for (i = 0; i < nr; i++) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+
+		if (rw)
+			io_uring_prep_write(sqe, fd, bufs[i], lens[i], offs[i]);
+		else
+			io_uring_prep_read(sqe, fd, bufs[i], lens[i], offs[i]);
+		if (append)
+			sqe->rw_flags = RWF_APPEND;
+		io_uring_sqe_set_data64(sqe, i);
+	}
+	ret = io_uring_submit(&ring);
+	if (ret != nr)
+		return ret < 0 ? ret : -EAGAIN;
+	for (i = 0; i < nr; i++) {
+		ret = io_uring_wait_cqe(&ring, &cqe);
+		if (ret)
+			return ret;
+		res[io_uring_cqe_get_data64(cqe)] = cqe->res;
+		io_uring_cqe_seen(&ring, cqe);
+	}
+	io_uring_queue_exit(&ring);
+	return 0;
+}
+
+static int zfs_fault_issue(const char *how, int fd, int nr, unsigned char **bufs,
+			   size_t *lens, long long *offs, int rw, int append,
+			   long long *res)
+{
+	int i;
+
+	if (!strcmp(how, "libaio"))
+		return zfs_fault_libaio(fd, nr, bufs, lens, offs, rw, append,
+					res);
+	if (!strcmp(how, "uring"))
+		return zfs_fault_uring(fd, nr, bufs, lens, offs, rw, append,
+				       res);
+	if (strcmp(how, "sync"))
+		return -EINVAL;
+	for (i = 0; i < nr; i++) {
+		struct iovec iov = { bufs[i], lens[i] };
+		ssize_t r;
+
+		if (rw)
+			r = pwritev2(fd, &iov, 1, offs[i],
+				     append ? RWF_APPEND : 0);
+		else
+			r = preadv2(fd, &iov, 1, offs[i], 0);
+		res[i] = r < 0 ? -errno : r;
+	}
+	return 0;
+}
+
+static int zfs_fault_one(const char *file, long long off, size_t len,
+			 const char *how, const char *kind, int rw, int append)
+{
+	unsigned char *buf = zfs_fault_buf(kind, len, off);
+	long long res;
+	int fd, ret;
+
+	if (!buf)
+		return zfs_fault_usage();
+	fd = open(file, (rw ? O_WRONLY : O_RDONLY) | O_DIRECT);
+	if (fd < 0)
+		return zfs_fault_err(errno);
+	ret = zfs_fault_issue(how, fd, 1, &buf, &len, &off, rw, append, &res);
+	if (ret)
+		return zfs_fault_err(-ret);
+	close(fd);
+	if (res < 0)
+		return zfs_fault_err((int)-res);
+	printf("OK %lld\n", res);
+	return 0;
+}
+
+static int zfs_fault_queue(const char *file, int nr, size_t bs, const char *how,
+			   int bad, const char *kind, int append)
+{
+	unsigned char *bufs[ZFS_FAULT_MAXQ];
+	long long offs[ZFS_FAULT_MAXQ], res[ZFS_FAULT_MAXQ];
+	size_t lens[ZFS_FAULT_MAXQ];
+	struct stat st;
+	int fd, i, ret;
+
+	if (nr < 1 || nr > ZFS_FAULT_MAXQ)
+		return zfs_fault_usage();
+	fd = open(file, O_WRONLY | O_DIRECT);
+	if (fd < 0 || fstat(fd, &st))
+		return zfs_fault_err(errno);
+	for (i = 0; i < nr; i++) {
+		offs[i] = st.st_size + (long long)bs * i;
+		lens[i] = bs;
+		bufs[i] = zfs_fault_buf(i == bad ? kind : "good", bs, offs[i]);
+		if (!bufs[i])
+			return zfs_fault_usage();
+	}
+	ret = zfs_fault_issue(how, fd, nr, bufs, lens, offs, 1, append, res);
+	if (ret)
+		return zfs_fault_err(-ret);
+	close(fd);
+	printf("R");
+	for (i = 0; i < nr; i++)
+		zfs_fault_print_res(res[i]);
+	printf("\n");
+	return 0;
+}
+
+static int zfs_fault_fsize(const char *file, long long off, size_t len,
+			   long long limit)
+{
+	unsigned char *buf = zfs_fault_buf("good", len, off);
+	struct rlimit rl = { limit, limit };
+	sigset_t set, pending;
+	ssize_t r;
+	int fd;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGXFSZ);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) || setrlimit(RLIMIT_FSIZE, &rl))
+		return zfs_fault_err(errno);
+	fd = open(file, O_WRONLY | O_DIRECT);
+	if (fd < 0)
+		return zfs_fault_err(errno);
+	r = pwrite(fd, buf, len, off);
+	if (r < 0)
+		printf("ERR %s", zfs_fault_errname(errno));
+	else
+		printf("OK %zd", r);
+	close(fd);
+	sigpending(&pending);
+	printf("%s\n", sigismember(&pending, SIGXFSZ) ? " SIGXFSZ" : "");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int append;
+
+	if (argc < 3)
+		return zfs_fault_usage();
+	append = !strcmp(argv[argc - 1], "append");
+
+	if (!strcmp(argv[1], "write") && argc >= 7)
+		return zfs_fault_one(argv[2], zfs_fault_num(argv[3]),
+				     zfs_fault_num(argv[4]), argv[5], argv[6],
+				     1, append);
+	if (!strcmp(argv[1], "read") && argc == 7)
+		return zfs_fault_one(argv[2], zfs_fault_num(argv[3]),
+				     zfs_fault_num(argv[4]), argv[5], argv[6],
+				     0, 0);
+	if (!strcmp(argv[1], "queue") && argc >= 8)
+		return zfs_fault_queue(argv[2], zfs_fault_num(argv[3]),
+				       zfs_fault_num(argv[4]), argv[5],
+				       zfs_fault_num(argv[6]), argv[7], append);
+	if (!strcmp(argv[1], "fsize") && argc == 6)
+		return zfs_fault_fsize(argv[2], zfs_fault_num(argv[3]),
+				       zfs_fault_num(argv[4]),
+				       zfs_fault_num(argv[5]));
+
+	return zfs_fault_usage();
+}

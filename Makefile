@@ -13,11 +13,14 @@ TOP := $(CURDIR)
 override CMD := $(value CMD)
 export CMD
 
-# One make at a time in a checkout: every goal runs in a second make that
-# holds images/out/make.lock (testbed/lock.sh), so a concurrent make says
-# what it waits for and waits, instead of sharing builds, guests, disks
-# and results/. A make started under it (ZONEFS_MAKE_LOCK set) goes ahead.
-ifeq ($(ZONEFS_MAKE_LOCK),)
+# One make at a time in a checkout: the goals below run in a second make
+# that holds images/out/make.lock (testbed/lock.sh), so a concurrent make
+# says what it waits for and waits, instead of sharing builds, guests,
+# disks and results/. A make started under it (ZONEFS_MAKE_LOCK set), a
+# make -n, and a goal not in the list (another makefile's) go ahead.
+zonefs-lock-goals := all deps tools module helpers images kernel-debug testbed boot \
+	check test stress bench clean testbed-reset deb install modules_install
+ifeq ($(ZONEFS_MAKE_LOCK)$(findstring n,$(firstword -$(MAKEFLAGS)))$(filter-out $(zonefs-lock-goals),$(MAKECMDGOALS)),)
 .PHONY: zonefs-locked $(MAKECMDGOALS)
 zonefs-locked:
 	@$(CURDIR)/testbed/lock.sh $(MAKE) --no-print-directory $(MAKECMDGOALS)

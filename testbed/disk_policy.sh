@@ -26,6 +26,14 @@ _dp_refuse() {
 	return 1
 }
 
+# _dp_read FILE VAR: the first line of FILE into VAR (no fork); fails if
+# FILE cannot be read.
+_dp_read() {
+	local _l
+	{ IFS= read -r _l || [ -n "$_l" ]; } 2>/dev/null <"$1" || return 1
+	printf -v "$2" '%s' "$_l"
+}
+
 # _dp_majmin PATH: "major:minor" of a block device node, in decimal.
 _dp_majmin() {
 	local maj min
@@ -33,39 +41,28 @@ _dp_majmin() {
 	echo "$((16#$maj)):$((16#$min))"
 }
 
-# _dp_names SYSBLK: the kernel names of the disk and of its partitions.
-_dp_names() {
-	local p
-	echo "${1##*/}"
-	for p in "$1"/*/partition; do
-		[ -f "$p" ] || continue
-		p=${p%/partition}
-		echo "${p##*/}"
-	done
-}
-
-# _dp_match SYSFS NAMES SOURCE: does SOURCE (a path from a mount or swap
-# table) name the disk or one of its partitions? Prints that name.
+# _dp_match SYSFS SOURCE: does SOURCE (a path from a mount or swap table)
+# name the disk or one of its partitions (the array dp_names)? Sets
+# dp_found to that name.
 _dp_match() {
-	local sysfs=$1 names=$2 src=$3 n mm
+	local sysfs=$1 src=$2 n mm dev
 	printf -v src '%b' "$src"
 	case "$src" in
 	/*) ;;
 	*) return 1 ;;
 	esac
-	if [ -b "$src" ]; then
-		mm=$(_dp_majmin "$src") || mm=
-		for n in $names; do
-			if [ -n "$mm" ] && [ "$(cat "$sysfs/class/block/$n/dev" 2>/dev/null)" = "$mm" ]; then
-				echo "$n"
+	if [ -b "$src" ] && mm=$(_dp_majmin "$src"); then
+		for n in "${dp_names[@]}"; do
+			if _dp_read "$sysfs/class/block/$n/dev" dev && [ "$dev" = "$mm" ]; then
+				dp_found=$n
 				return 0
 			fi
 		done
 	fi
-	src=$(readlink -f "$src" 2>/dev/null || echo "$src")
-	for n in $names; do
+	[ ! -L "$src" ] || src=$(readlink -f "$src" 2>/dev/null || echo "$src")
+	for n in "${dp_names[@]}"; do
 		if [ "${src##*/}" = "$n" ]; then
-			echo "$n"
+			dp_found=$n
 			return 0
 		fi
 	done
@@ -74,25 +71,29 @@ _dp_match() {
 
 # _dp_holder SYSFS NAME: a holder described: "dm-0 (device mapper vg-lv)".
 _dp_holder() {
-	local sysfs=$1 h=$2 dm
+	local sysfs=$1 h=$2 dm=
 	case "$h" in
 	dm-*)
-		dm=$(cat "$sysfs/class/block/$h/dm/name" 2>/dev/null) || dm=
-		echo "$h (device mapper${dm:+ $dm})" ;;
-	md*) echo "$h (md array)" ;;
-	*) echo "$h" ;;
+		_dp_read "$sysfs/class/block/$h/dm/name" dm
+		dp_holder="$h (device mapper${dm:+ $dm})" ;;
+	md*) dp_holder="$h (md array)" ;;
+	*) dp_holder=$h ;;
 	esac
 }
 
 # _dp_describe SYSBLK: "VENDOR MODEL, host-managed, N zones of M MiB, S GiB".
 _dp_describe() {
-	local q=$1/queue model zsec nz size
-	model=$(cat "$1/device/vendor" "$1/device/model" 2>/dev/null | xargs)
-	zsec=$(cat "$q/chunk_sectors" 2>/dev/null) || zsec=0
-	nz=$(cat "$q/nr_zones" 2>/dev/null) || nz='?'
-	size=$(cat "$1/size" 2>/dev/null) || size=0
+	local q=$1/queue vendor='' model='' zoned='' zsec=0 nz='?' size=0 words
+	_dp_read "$1/device/vendor" vendor
+	_dp_read "$1/device/model" model
+	_dp_read "$q/zoned" zoned
+	_dp_read "$q/chunk_sectors" zsec
+	_dp_read "$q/nr_zones" nz
+	_dp_read "$1/size" size
+	read -r -a words <<<"$vendor $model"
+	model=${words[*]}
 	printf '%s, %s, %s zones of %s MiB, %s GiB\n' "${model:-unknown model}" \
-		"$(cat "$q/zoned")" "$nz" "$((zsec / 2048))" "$((size / 2097152))"
+		"$zoned" "$nz" "$((zsec / 2048))" "$((size / 2097152))"
 }
 
 # tb_disk_policy DISK FORMAT: may make boot hand DISK to the guest?
@@ -101,7 +102,8 @@ _dp_describe() {
 tb_disk_policy() {
 	local disk=$1 format=$2 sysfs=${DP_SYSFS:-/sys} mounts=${DP_MOUNTS:-/proc/mounts}
 	local swaps=${DP_SWAPS:-/proc/swaps} blkid=${DP_BLKID:-blkid}
-	local path name sysblk zoned names found src n h held=() out rc type pttype label what
+	local path name sysblk zoned=none dev src n h p held=() out rc line type='' pttype='' label='' what
+	local dp_names=() dp_found dp_holder
 
 	case "$format" in
 	0 | 1) ;;
@@ -114,39 +116,45 @@ tb_disk_policy() {
 	fi
 	name=${path##*/}
 	sysblk=$sysfs/class/block/$name
-	if [ ! -f "$sysblk/dev" ] || [ "$(cat "$sysblk/dev")" != "$(_dp_majmin "$path")" ]; then
+	if ! _dp_read "$sysblk/dev" dev || [ "$dev" != "$(_dp_majmin "$path")" ]; then
 		_dp_refuse "$disk" "is not a block device this kernel knows ($sysblk does not match $path)"
 		return 1
 	fi
-	zoned=$(cat "$sysblk/queue/zoned" 2>/dev/null) || zoned=none
+	_dp_read "$sysblk/queue/zoned" zoned
 	case "$zoned" in
 	host-managed | host-aware) ;;
 	*) _dp_refuse "$disk" "is not a zoned block device (zoned: $zoned)"; return 1 ;;
 	esac
 
-	names=$(_dp_names "$sysblk")
+	# The disk and its partitions.
+	dp_names=("$name")
+	for p in "$sysblk"/*/partition; do
+		[ -f "$p" ] || continue
+		p=${p%/partition}
+		dp_names+=("${p##*/}")
+	done
 	while read -r src n _; do
-		if found=$(_dp_match "$sysfs" "$names" "$src"); then
+		if _dp_match "$sysfs" "$src"; then
 			printf -v n '%b' "$n"
-			_dp_refuse "$disk" "is mounted (/dev/$found on $n)"
+			_dp_refuse "$disk" "is mounted (/dev/$dp_found on $n)"
 			return 1
 		fi
 	done <"$mounts"
 	if [ -r "$swaps" ]; then
 		while read -r src _; do
 			[ "$src" = Filename ] && continue
-			if found=$(_dp_match "$sysfs" "$names" "$src"); then
-				_dp_refuse "$disk" "is in use as swap (/dev/$found)"
+			if _dp_match "$sysfs" "$src"; then
+				_dp_refuse "$disk" "is in use as swap (/dev/$dp_found)"
 				return 1
 			fi
 		done <"$swaps"
 	fi
-	for n in $names; do
+	for n in "${dp_names[@]}"; do
 		for h in "$sysfs/class/block/$n/holders"/*; do
 			[ -e "$h" ] || [ -L "$h" ] || continue
-			what=
-			[ "$n" = "$name" ] || what=" (through /dev/$n)"
-			held+=("$(_dp_holder "$sysfs" "${h##*/}")$what")
+			_dp_holder "$sysfs" "${h##*/}"
+			[ "$n" = "$name" ] || dp_holder+=" (through /dev/$n)"
+			held+=("$dp_holder")
 		done
 	done
 	if [ ${#held[@]} -gt 0 ]; then
@@ -159,10 +167,13 @@ tb_disk_policy() {
 	# that what the drive holds is unknown.
 	out=$("$blkid" -p -o export "$path" 2>&1)
 	rc=$?
-	type=$(sed -n 's/^TYPE=//p' <<<"$out" | head -n 1)
-	pttype=$(sed -n 's/^PTTYPE=//p' <<<"$out" | head -n 1)
-	label=$(sed -n 's/^LABEL=//p' <<<"$out" | head -n 1)
-	[ -z "$label" ] || label=" labelled '$label'"
+	while IFS= read -r line; do
+		case "$line" in
+		TYPE=*) [ -n "$type" ] || type=${line#TYPE=} ;;
+		PTTYPE=*) [ -n "$pttype" ] || pttype=${line#PTTYPE=} ;;
+		LABEL=*) [ -n "$label" ] || label=" labelled '${line#LABEL=}'" ;;
+		esac
+	done <<<"$out"
 	case "$rc" in
 	0)
 		if [ -n "$pttype" ]; then
@@ -178,7 +189,7 @@ tb_disk_policy() {
 		_dp_refuse "$disk" "carries several signatures (blkid -p: ambivalent result)"
 		return 1 ;;
 	*)
-		out=$(head -n 1 <<<"$out")
+		out=${out%%$'\n'*}
 		_dp_refuse "$disk" "cannot be probed (blkid -p exit $rc${out:+: $out}), so what it holds is unknown"
 		return 1 ;;
 	esac

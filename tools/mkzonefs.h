@@ -35,7 +35,7 @@
 #define ZONEFS_PROG		"mkzonefs"
 #define ZONEFS_TOOL_VERSION	"0.1"
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define ZONEFS_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* Exit codes of mkzonefs. */
 #define ZONEFS_EXIT_OK		0

@@ -636,7 +636,7 @@ int zonefs_dev_format(struct zonefs_dev *dev, const struct zonefs_ctl *ctl)
 	int ret;
 
 	sigemptyset(&held);
-	for (i = 0; i < ARRAY_SIZE(zonefs_held_signals); i++)
+	for (i = 0; i < ZONEFS_ARRAY_SIZE(zonefs_held_signals); i++)
 		sigaddset(&held, zonefs_held_signals[i]);
 	if (sigprocmask(SIG_BLOCK, &held, &old) < 0) {
 		ret = -errno;
@@ -656,7 +656,7 @@ int zonefs_dev_format(struct zonefs_dev *dev, const struct zonefs_ctl *ctl)
 
 	/* A signal held back now takes effect, once the device is settled. */
 	if (!ret && !sigpending(&pending)) {
-		for (i = 0; i < ARRAY_SIZE(zonefs_held_signals); i++) {
+		for (i = 0; i < ZONEFS_ARRAY_SIZE(zonefs_held_signals); i++) {
 			int sig = zonefs_held_signals[i];
 
 			if (!sigismember(&pending, sig))

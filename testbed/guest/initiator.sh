@@ -20,7 +20,15 @@ tb_login() {
 }
 
 tb_logout() {
+	local d
 	[ "$TB_TRANSPORT" = iscsi ] || return 0
+	# Delete the session's SCSI devices first, from this process: then the
+	# logout finds no SCSI target left to remove. Removing it from the
+	# session's unbind work (a WQ_MEM_RECLAIM workqueue that then flushes
+	# the runtime-PM work) makes 6.1 print a WARNING (check_flush_dependency).
+	for d in /sys/class/iscsi_session/session*/device/target*/[0-9]*:*:*:*; do
+		[ -w "$d/delete" ] && echo 1 >"$d/delete"
+	done
 	iscsiadm -m node -T "$TB_IQN" -p "$TB_PORTAL" --logout >/dev/null 2>&1
 	pkill -x iscsid 2>/dev/null
 	return 0

@@ -126,6 +126,8 @@ static void zonefs_dir_init(struct inode *inode)
 	inode->i_mode = S_IFDIR | 0555;
 	inode->i_uid = GLOBAL_ROOT_UID;
 	inode->i_gid = GLOBAL_ROOT_GID;
+	/* A directory has nowhere to keep an access time across reclaim. */
+	inode->i_flags |= S_NOATIME;
 	inode->i_op = &zonefs_dir_inode_operations;
 	inode->i_fop = &zonefs_dir_operations;
 

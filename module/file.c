@@ -387,9 +387,11 @@ void zonefs_file_init(struct inode *inode)
 }
 
 /*
- * Errors an I/O can end with although the device never failed it: a bad
- * or misaligned user buffer, no memory, a non-blocking I/O that would
- * block, an interrupted wait, or page cache invalidation that failed.
+ * Errors a direct I/O can complete with although the device never failed
+ * it: a user page that cannot be pinned (EFAULT), a buffer the block layer
+ * finds misaligned (EINVAL: checked before the I/O starts, so only if the
+ * device's limits changed meanwhile), no block layer resource (ENOMEM) or
+ * a non-blocking I/O that would have had to wait (EAGAIN).
  */
 static bool zonefs_error_is_local(int error)
 {
@@ -398,8 +400,6 @@ static bool zonefs_error_is_local(int error)
 	case -EINVAL:
 	case -ENOMEM:
 	case -EAGAIN:
-	case -EINTR:
-	case -ENOTBLK:
 		return true;
 	default:
 		return false;

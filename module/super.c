@@ -473,3 +473,4 @@ module_exit(zonefs_exit);
 MODULE_DESCRIPTION("Zone file system for zoned block devices");
 MODULE_LICENSE("GPL");
 MODULE_ALIAS_FS("zonefs");
+MODULE_VERSION(ZONEFS_VERSION);

@@ -879,14 +879,19 @@ static void zonefs_seq_file_write_close(struct inode *inode)
 	/*
 	 * A zone still flagged open is good and not full: a zone that filled
 	 * up, or that an error took away, gave its open slot back already.
+	 * An empty zone is reset after its CLOSE: a ZNS device keeps a
+	 * closed empty zone active, the reset gives that slot back too.
 	 */
 	if (z->z_flags & ZONEFS_ZONE_OPEN) {
+		bool empty = !i_size_read(inode);
+
 		z->z_flags &= ~ZONEFS_ZONE_OPEN;
-		if (zonefs_zone_mgmt(inode, REQ_OP_ZONE_CLOSE)) {
+		if (zonefs_zone_mgmt(inode, REQ_OP_ZONE_CLOSE) ||
+		    (empty && zonefs_zone_mgmt(inode, REQ_OP_ZONE_RESET))) {
 			zonefs_handle_error(inode, ZONEFS_ERR_READ);
 		} else {
-			z->z_cond = i_size_read(inode) ? BLK_ZONE_COND_CLOSED :
-							 BLK_ZONE_COND_EMPTY;
+			z->z_cond = empty ? BLK_ZONE_COND_EMPTY :
+					    BLK_ZONE_COND_CLOSED;
 		}
 		zonefs_zone_update_active(sb, zi->i_zidx);
 	}

@@ -390,8 +390,11 @@ void zonefs_file_init(struct inode *inode)
  * Errors a direct I/O can complete with although the device never failed
  * it: a user page that cannot be pinned (EFAULT), a buffer the block layer
  * finds misaligned (EINVAL: checked before the I/O starts, so only if the
- * device's limits changed meanwhile), no block layer resource (ENOMEM) or
- * a non-blocking I/O that would have had to wait (EAGAIN).
+ * device's limits changed meanwhile), no block layer resource (ENOMEM), a
+ * non-blocking I/O that would have had to wait (EAGAIN), or a device out
+ * of open or active zones (ETOOMANYREFS, EOVERFLOW), which refuses the
+ * write and keeps the zone as it was: any writer of a fresh file could
+ * cause those, so they must not apply errors= either.
  */
 static bool zonefs_error_is_local(int error)
 {
@@ -400,6 +403,8 @@ static bool zonefs_error_is_local(int error)
 	case -EINVAL:
 	case -ENOMEM:
 	case -EAGAIN:
+	case -ETOOMANYREFS:
+	case -EOVERFLOW:
 		return true;
 	default:
 		return false;

@@ -201,21 +201,17 @@ tb_start_disks() {
 	tb_login || tb_fail "iSCSI login to $TB_PORTAL failed"
 	if [ -d /sys/bus/pci/drivers ] && grep -qx 0x010802 /sys/bus/pci/devices/*/class 2>/dev/null; then
 		modprobe nvme || tb_fail "cannot load the nvme driver"
-		for _ in $(seq 100); do
-			[ -b /dev/nvme0n1 ] && break
-			sleep 0.1
+		# Two namespaces; the second has 512 B blocks and a zone
+		# capacity of 12 MiB + 512 B.
+		for spec in nvme0n1:ZNS_DEV nvme0n2:ZNS_DEV_512; do
+			for _ in $(seq 100); do
+				[ -b "/dev/${spec%%:*}" ] && break
+				sleep 0.1
+			done
+			[ "$(cat "/sys/block/${spec%%:*}/queue/zoned" 2>/dev/null)" = host-managed ] ||
+				tb_fail "NVMe namespace ${spec%%:*} is not a zoned device"
+			echo "${spec#*:}=/dev/${spec%%:*}" >>/run/zonefs-testbed.env
 		done
-		[ "$(cat /sys/block/nvme0n1/queue/zoned 2>/dev/null)" = host-managed ] ||
-			tb_fail "the NVMe namespace is not a zoned device"
-		echo "ZNS_DEV=/dev/nvme0n1" >>/run/zonefs-testbed.env
-		# The second namespace: 512 B blocks, capacity 12 MiB + 512 B.
-		for _ in $(seq 100); do
-			[ -b /dev/nvme0n2 ] && break
-			sleep 0.1
-		done
-		[ "$(cat /sys/block/nvme0n2/queue/zoned 2>/dev/null)" = host-managed ] ||
-			tb_fail "the second NVMe namespace is not a zoned device"
-		echo "ZNS_DEV_512=/dev/nvme0n2" >>/run/zonefs-testbed.env
 	fi
 	for spec in $TB_DISKS; do
 		IFS=: read -r name lun _ <<<"$spec"

@@ -412,14 +412,17 @@ static bool zonefs_error_is_local(int error)
 }
 
 /*
- * A direct I/O buffer must meet the device's DMA alignment. Checked before
- * anything is reserved or sent, so that a misaligned buffer is the
- * caller's EINVAL and never looks like a device error.
+ * A direct I/O must be block aligned, and its buffer must meet the
+ * device's DMA alignment. Checked before anything is reserved or sent, so
+ * that a misaligned I/O is the caller's EINVAL and never looks like a
+ * device error.
  */
-static bool zonefs_dio_iter_is_aligned(struct inode *inode,
-				       struct iov_iter *iter)
+static bool zonefs_dio_is_aligned(struct kiocb *iocb, struct iov_iter *iter)
 {
-	return bdev_iter_is_aligned(inode->i_sb->s_bdev, iter);
+	struct super_block *sb = file_inode(iocb->ki_filp)->i_sb;
+
+	return !((iocb->ki_pos | iov_iter_count(iter)) & (sb->s_blocksize - 1)) &&
+	       bdev_iter_is_aligned(sb->s_bdev, iter);
 }
 
 /*
@@ -460,9 +463,7 @@ static ssize_t zonefs_file_dio_read(struct kiocb *iocb, struct iov_iter *to)
 		goto inode_unlock;
 	}
 	iov_iter_truncate(to, isize - iocb->ki_pos);
-	if ((iocb->ki_pos | iov_iter_count(to)) &
-	    (inode->i_sb->s_blocksize - 1) ||
-	    !zonefs_dio_iter_is_aligned(inode, to)) {
+	if (!zonefs_dio_is_aligned(iocb, to)) {
 		ret = -EINVAL;
 		goto inode_unlock;
 	}
@@ -602,7 +603,6 @@ static ssize_t zonefs_file_dio_write(struct kiocb *iocb, struct iov_iter *from)
 {
 	struct inode *inode = file_inode(iocb->ki_filp);
 	struct zonefs_inode_info *zi = ZONEFS_I(inode);
-	struct super_block *sb = inode->i_sb;
 	bool seq = zonefs_inode_is_seq(inode);
 	size_t count;
 	ssize_t ret;
@@ -633,8 +633,7 @@ static ssize_t zonefs_file_dio_write(struct kiocb *iocb, struct iov_iter *from)
 	count = ret;
 	pos = iocb->ki_pos;
 
-	if ((pos | count) & (sb->s_blocksize - 1) ||
-	    !zonefs_dio_iter_is_aligned(inode, from)) {
+	if (!zonefs_dio_is_aligned(iocb, from)) {
 		ret = -EINVAL;
 		goto inode_unlock;
 	}

@@ -309,6 +309,8 @@ void zonefs_handle_error(struct inode *inode, enum zonefs_error err)
 		zonefs_warn_ratelimited(sb, "zone %u: size %lld, device write pointer %lld\n",
 					zi->i_zidx, isize, dsize);
 
+	/* Before a take-away, which may close the zone. */
+	z->z_cond = zone.cond;
 	if (zone.cond == BLK_ZONE_COND_OFFLINE ||
 	    mode == ZONEFS_MNTOPT_ERRORS_ZOL) {
 		if (!(z->z_flags & ZONEFS_ZONE_OFFLINE))
@@ -324,7 +326,6 @@ void zonefs_handle_error(struct inode *inode, enum zonefs_error err)
 	} else if (mode != ZONEFS_MNTOPT_ERRORS_REPAIR) {
 		dsize = min(dsize, isize);
 	}
-	z->z_cond = zone.cond;
 
 	if (mode == ZONEFS_MNTOPT_ERRORS_RO && !sb_rdonly(sb)) {
 		zonefs_warn(sb, "remounting file system read-only\n");

@@ -19,7 +19,7 @@ export CMD
 # disks and results/. A make started under it (ZONEFS_MAKE_LOCK set), a
 # make -n, and a goal not in the list (another makefile's) go ahead.
 zonefs-lock-goals := all deps tools module helpers images kernel-debug testbed boot \
-	check test stress bench clean testbed-reset deb install modules_install
+	check test stress bench clean testbed-stop testbed-reset deb install modules_install
 ifeq ($(ZONEFS_MAKE_LOCK)$(findstring n,$(firstword -$(MAKEFLAGS)))$(filter-out $(zonefs-lock-goals),$(MAKECMDGOALS)),)
 .PHONY: zonefs-locked $(MAKECMDGOALS)
 zonefs-locked:
@@ -27,7 +27,7 @@ zonefs-locked:
 $(filter-out zonefs-locked,$(MAKECMDGOALS)): zonefs-locked ; @:
 else
 
-.PHONY: all deps tools module helpers images kernel-debug testbed boot check test stress bench clean testbed-reset
+.PHONY: all deps tools module helpers images kernel-debug testbed testbed-stop boot check test stress bench clean testbed-reset
 
 all: tools module helpers
 
@@ -52,9 +52,14 @@ images: deps
 kernel-debug: deps
 	@images/mkkernel.sh >/dev/null
 
-# Start the ZBC target in the guest, log in over iSCSI and describe the disk.
+# Start a guest that serves the user's ZBC disk over iSCSI on the host's
+# 127.0.0.1:TARGET_PORT until make testbed-stop (make boot TARGET=testbed
+# logs in to it).
 testbed: deps all images
 	@testbed/vm.sh testbed
+
+testbed-stop:
+	@testbed/vm.sh testbed-stop
 
 # Boot, format (if blank or FORMAT=1), mount zonefs on /mnt, run CMD or a shell.
 boot: deps all images

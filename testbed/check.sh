@@ -20,7 +20,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 : "${HOST_GROUPS:=lint host}"
 : "${GUEST_GROUPS:=testbed mkzonefs mount ns io zns errors reliability}"
-: "${VM_GROUPS:=powercut}"
+: "${VM_GROUPS:=boot powercut}"
 : "${TESTS_ARGS:=}"
 
 host_groups=() guest_groups=() vm_groups=()

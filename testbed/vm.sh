@@ -3,20 +3,27 @@
 #
 # Boot the testbed guest once and run one job in it.
 #
-#   testbed/vm.sh testbed   start the ZBC target, log in, describe the disk
-#   testbed/vm.sh boot      ... then format (if blank), mount zonefs on /mnt,
-#                           run $CMD (or an interactive shell)
+#   testbed/vm.sh boot      start the ZBC target, log in over iSCSI, format
+#                           (if blank), mount zonefs on /mnt, run $CMD (or
+#                           an interactive shell)
 #   testbed/vm.sh check     ... run the guest test groups ($TESTS), TAP on stdout
 #   testbed/vm.sh bench     ... run bench/guest.sh; results in results/bench/
+#   testbed/vm.sh testbed   start a target guest that keeps serving the user
+#                           disk on the host's 127.0.0.1:$TARGET_PORT, and
+#                           return; boot TARGET=testbed logs in to it
+#   testbed/vm.sh testbed-stop   stop that guest
 #
 # Environment: see testbed/config, plus CMD, TESTS, DISK (a host zoned block
 # device to pass through instead of the iSCSI disk), SHARE (a host directory
 # to mount read-only on /share), FORMAT=1 (reformat in boot mode), DISKSET
 # (user or check: which set of backing files to use).
 #
-# One guest holds both the target and the initiator, talking over its own
-# 127.0.0.1: with two cores, a second TCG guest for the target cut write
-# throughput tenfold. The guest has no network device at all.
+# By default one guest holds both the target and the initiator, talking
+# over its own 127.0.0.1, and has no network device at all: with two cores,
+# a second TCG guest for the target cut write throughput tenfold. The
+# two-guest form (make testbed, then make boot TARGET=testbed) gives each
+# guest a QEMU user network that reaches nothing but the other's iSCSI
+# port, through the host's 127.0.0.1.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -29,12 +36,86 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 mode=${1:-}
 case "$mode" in
-testbed | boot | check | bench) ;;
-*) echo "usage: $0 testbed|boot|check|bench" >&2; exit 2 ;;
+testbed | testbed-stop | boot | check | bench) ;;
+*) echo "usage: $0 testbed|testbed-stop|boot|check|bench" >&2; exit 2 ;;
 esac
+tb_pidfile=$IMAGES_OUT/testbed.pid
+tb_run=$RESULTS/testbed
+
+# The running target guest's QEMU (a session leader), if any.
+testbed_pid() {
+	local pid
+	pid=$(cat "$tb_pidfile" 2>/dev/null) || return 1
+	kill -0 "$pid" 2>/dev/null && echo "$pid"
+}
+
+# Ask the target guest to tear its target down and power off (it polls for
+# results/testbed/stop), then check its kernel log as a test run's.
+testbed_stop() {
+	local pid t0 rc
+	t0=$(date +%s)
+	if ! pid=$(testbed_pid); then
+		rm -f "$tb_pidfile"
+		tb_log "no testbed guest is running"
+		return 0
+	fi
+	tb_log "plan: stop the testbed guest (QEMU pid $pid): its target tears down, then it powers off; killed after 60 s"
+	: >"$tb_run/stop"
+	for _ in $(seq 240); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.25
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		tb_log "the guest did not power off in 60 s: killing it"
+		kill -KILL -- "-$pid" 2>/dev/null
+	fi
+	rm -f "$tb_pidfile"
+	rc=$(tr -dc '0-9' <"$tb_run/exit_code")
+	if ! kmsg_check_file "$tb_run/kmsg.log" '' '' >"$tb_run/kmsg.bad"; then
+		tb_log "the target guest's kernel log ($tb_run/kmsg.log) shows:"
+		sed 's/^/    /' "$tb_run/kmsg.bad" >&2
+		rc=1
+	else
+		rm -f "$tb_run/kmsg.bad"
+	fi
+	tb_log "testbed stopped in $(($(date +%s) - t0)) s (guest exit ${rc:-none}); logs in $tb_run"
+	[ "$rc" = 0 ]
+}
+if [ "$mode" = testbed-stop ]; then
+	testbed_stop
+	exit
+fi
 
 : "${CMD:=}" "${TESTS:=}" "${DISK:=}" "${SHARE:=}" "${FORMAT:=0}"
+# shellcheck disable=SC2153 # TARGET comes from testbed/config
+case "$TARGET" in
+local) role=all ;;
+testbed)
+	[ "$mode" = boot ] || tb_die "TARGET=testbed is for make boot only; make $mode runs its own target"
+	[ -z "$DISK" ] || tb_die "TARGET=testbed and DISK= exclude each other"
+	[ "$TRANSPORT" = iscsi ] || tb_die "TARGET=testbed needs TRANSPORT=iscsi"
+	if ! testbed_pid >/dev/null || [ ! -e "$tb_run/ready" ]; then
+		tb_die "no testbed guest is serving: start one with 'make testbed'"
+	fi
+	role=initiator
+	;;
+*) tb_die "TARGET must be local or testbed, not '$TARGET'" ;;
+esac
+[ "$mode" = testbed ] && role=target
+case "$ACCEL" in
+tcg) accel=(-accel tcg,thread=multi -cpu max) ;;
+kvm)
+	if [ ! -r /dev/kvm ] || [ ! -w /dev/kvm ]; then
+		tb_die "ACCEL=kvm needs a usable /dev/kvm (kvm_intel or kvm_amd loaded, VT-x/AMD-V on); ACCEL=tcg works anywhere"
+	fi
+	accel=(-accel kvm -cpu host)
+	;;
+*) tb_die "ACCEL must be tcg or kvm, not '$ACCEL'" ;;
+esac
 : "${DISKSET:=$(case "$mode" in check | bench) echo "$mode" ;; *) echo user ;; esac)}"
+if [ "$mode" = testbed ] && pid=$(testbed_pid); then
+	tb_die "a testbed guest is already serving (QEMU pid $pid): make testbed-stop ends it"
+fi
 
 kver=$(tb_kver) || tb_die "no Debian 6.1 kernel with headers installed: run 'make deps'"
 kernel=/boot/vmlinuz-$kver
@@ -102,8 +183,14 @@ case "$LBA" in
 *) tb_die "LBA must be 512 or 4096, not '$LBA'" ;;
 esac
 
+# The LUNs of a serving testbed guest are its user disk set.
+[ "$role" != initiator ] || disks=$(. "$tb_run/job.env" && echo "$TB_DISKS")
 pass_dev=
 [ -z "$DISK" ] || pass_dev=$(tb_disk_policy "$DISK" "$FORMAT") || exit 1
+# The backing store: a disk of this guest's own unless it is a drive passed
+# through or the disks are served by the testbed guest.
+own_store=1
+[ -z "$pass_dev" ] && [ "$role" != initiator ] || own_store=
 if [ -n "$SHARE" ] && [ ! -d "$SHARE" ]; then
 	tb_die "SHARE=$SHARE is not a directory"
 fi
@@ -135,7 +222,7 @@ fi
 
 mkdir -p "$DISKS_DIR"
 store=$DISKS_DIR/$DISKSET.img
-if [ -z "$pass_dev" ] && [ ! -f "$store" ]; then
+if [ -n "$own_store" ] && [ ! -f "$store" ]; then
 	tb_log "creating the backing store $store (sparse ext4, 64 GiB)"
 	truncate -s 64G "$store.tmp.$$"
 	mkfs.ext4 -q -F -L zbc-store -E lazy_itable_init=1,lazy_journal_init=1 "$store.tmp.$$"
@@ -143,7 +230,8 @@ if [ -z "$pass_dev" ] && [ ! -f "$store" ]; then
 fi
 
 # One guest at a time per disk set: QEMU would refuse the second anyway.
-if [ -z "$pass_dev" ]; then
+# A testbed guest inherits the lock, and holds it until it stops.
+if [ -n "$own_store" ]; then
 	exec 9>"$store.lock"
 	if ! flock -n 9; then
 		tb_log "another guest is using $store; waiting (DISKS_DIR=... picks another set)"
@@ -167,13 +255,35 @@ mkdir -p "$run_dir"
 	printf 'FORMAT=%q\n' "$FORMAT"
 	printf 'TB_DEBUG=%q\n' "${TB_DEBUG:-0}"
 	printf 'STRESS=%q\n' "${STRESS:-0}"
+	printf 'TB_ROLE=%q\n' "$role"
+	# The user network's addresses: the target guest is always 10.0.2.15;
+	# the initiator guest reaches it as 10.0.2.100, which QEMU forwards to
+	# the host's 127.0.0.1:$TARGET_PORT.
+	case "$role" in
+	target) printf 'TB_PORTAL=%q\n' 10.0.2.15:3260 ;;
+	initiator) printf 'TB_PORTAL=%q\n' 10.0.2.100:3260 ;;
+	esac
+	# D-Bus for targetcli where a person may use it.
+	printf 'TB_DBUS=%q\n' "$(case "$mode" in boot | testbed) echo 1 ;; *) echo 0 ;; esac)"
 } >"$run_dir/job.env"
 : >"$run_dir/exit_code"
 : >"$run_dir/tap"
 : >"$run_dir/kmsg.log"
 
-qemu=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp "$VM_CPUS" -m "$VM_MEM"
-      -nodefaults -no-user-config -nographic -no-reboot -nic none
+# The network: none, or in the two-guest form a QEMU user network that is
+# restricted (no route out), with one port each way on the host's loopback.
+case "$role" in
+all) net=(-nic none) ;;
+target) net=(-netdev "user,id=net0,restrict=on,hostfwd=tcp:127.0.0.1:$TARGET_PORT-:3260") ;;
+initiator)
+	command -v socat >/dev/null || tb_die "socat is missing: run 'make deps'"
+	net=(-netdev "user,id=net0,restrict=on,guestfwd=tcp:10.0.2.100:3260-cmd:socat STDIO TCP:127.0.0.1:$TARGET_PORT")
+	;;
+esac
+# No option ROM: iPXE would wait for a network boot.
+[ "$role" = all ] || net+=(-device virtio-net-pci,netdev=net0,romfile=)
+qemu=(qemu-system-x86_64 "${accel[@]}" -smp "$VM_CPUS" -m "$VM_MEM"
+      -nodefaults -no-user-config -nographic -no-reboot "${net[@]}"
       -kernel "$kernel" -initrd "$initrd"
       -append "console=ttyS0 panic=-1 oops=panic loglevel=4 mitigations=off log_buf_len=16M slub_debug=FZPU tb_init=$here/guest/init.sh${TB_DEBUG:+ tb_debug}$kargs"
       -fsdev "local,id=rootfs,path=/,security_model=none,readonly=on,multidevs=remap"
@@ -191,7 +301,7 @@ if [ -n "$pass_dev" ]; then
 	qemu+=(-device virtio-scsi-pci,id=scsi0
 	       -drive "file=$pass_dev,format=raw,if=none,id=zdisk,cache=none"
 	       -device scsi-block,drive=zdisk)
-else
+elif [ -n "$own_store" ]; then
 	qemu+=(-drive "file=$store,format=raw,if=virtio,cache=unsafe,discard=unmap")
 fi
 # make check also gets a zoned NVMe namespace (QEMU's ZNS emulation): zone
@@ -213,7 +323,7 @@ if [ -n "$SHARE" ]; then
 	qemu+=(-fsdev "local,id=share,path=$(readlink -f "$SHARE"),security_model=none,readonly=on"
 	       -device virtio-9p-pci,fsdev=share,mount_tag=share)
 fi
-if [ "$mode" = check ]; then
+if [ "$mode" = check ] || [ "$mode" = testbed ]; then
 	qemu+=(-chardev "file,id=con,path=$run_dir/console.log" -serial chardev:con -monitor none)
 else
 	qemu+=(-chardev "stdio,id=con,mux=on,signal=off,logfile=$run_dir/console.log"
@@ -222,16 +332,38 @@ fi
 
 if [ -n "$pass_dev" ]; then
 	what="pass-through disk $pass_dev"
+elif [ "$role" = initiator ]; then
+	what="the testbed guest's ZBC disks [$disks] on 127.0.0.1:$TARGET_PORT"
 else
 	what="$TRANSPORT ZBC disks [$disks] backed by $store"
 fi
-tb_log "plan: boot $kver under TCG ($VM_CPUS cpus, $VM_MEM MiB), $what, job '$mode'; limit ${VM_TIMEOUT}s; log $run_dir/console.log"
+tb_log "plan: boot $kver under ${ACCEL^^} ($VM_CPUS cpus, $VM_MEM MiB), $what, job '$mode'; limit ${VM_TIMEOUT}s; log $run_dir/console.log"
 
 t0=$(date +%s)
 # In the background (bash runs a trap only between foreground commands),
 # unless a person is at the guest's console.
 tail_pid=
-if [ "$mode" = check ]; then
+if [ "$mode" = testbed ]; then
+	# A session of its own, no time limit: it serves until testbed-stop.
+	# It keeps the disk set's lock (fd 9) while it runs.
+	setsid "${qemu[@]}" </dev/null >/dev/null 2>"$run_dir/qemu.err" &
+	qemu_pid=$!
+	echo "$qemu_pid" >"$tb_pidfile"
+	until [ -e "$run_dir/ready" ]; do
+		if ! kill -0 "$qemu_pid" 2>/dev/null || [ $(($(date +%s) - t0)) -ge 300 ]; then
+			tb_log "the target guest did not come up (qemu: $(head -c 300 "$run_dir/qemu.err")); console log: $run_dir/console.log"
+			tail -n 20 "$run_dir/console.log" >&2
+			rm -f "$tb_pidfile"
+			exit 1
+		fi
+		sleep 0.5
+	done
+	qemu_pid=
+	tr -d '\r' <"$run_dir/console.log" | grep -E '^(target |  LUN )' | sed 's/^/    /' >&2
+	tb_log "testbed guest (QEMU pid $(cat "$tb_pidfile")) serving on 127.0.0.1:$TARGET_PORT after $(($(date +%s) - t0)) s;" \
+		"make boot TARGET=testbed logs in to it, make testbed-stop ends it"
+	exit 0
+elif [ "$mode" = check ]; then
 	timeout -k 30 "$VM_TIMEOUT" "${qemu[@]}" </dev/null >/dev/null 2>"$run_dir/qemu.err" &
 	qemu_pid=$!
 	tail -n +1 -s 0.5 -f --pid="$qemu_pid" "$run_dir/tap" &

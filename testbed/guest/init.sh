@@ -110,6 +110,7 @@ tb_teardown() {
 	cd /
 	umount -R /mnt 2>/dev/null
 	rmmod zonefs 2>/dev/null
+	mountpoint -q /results && tb_save_target /results
 	tb_logout
 	tb_stop_target
 	sync
@@ -160,21 +161,26 @@ tb_install_module() {
 	[ "$(modinfo -n zonefs)" = "$dst/zonefs.ko" ] || tb_fail "modprobe would not pick our zonefs.ko"
 }
 
-# Write the device map the tests and the job read.
-tb_start_disks() {
-	local spec name lun zmb conv smb lba open dev var mopts
-	: >/run/zonefs-testbed.env
-	if [ "$TB_DISK" = passthrough ]; then
-		modprobe virtio_scsi
-		for _ in $(seq 100); do
-			dev=$(find /sys/bus/scsi/devices/*/block -mindepth 1 -maxdepth 1 2>/dev/null | head -n 1)
-			[ -n "$dev" ] && break
-			sleep 0.1
+# The user-network device of a two-guest testbed (make testbed serves,
+# make boot TARGET=testbed logs in): QEMU's slirp always gives the guest
+# 10.0.2.15; the guest has no other route.
+tb_start_net() {
+	local nic='' n
+	modprobe virtio_net || return 1
+	for _ in $(seq 50); do
+		for n in /sys/class/net/*; do
+			[ "${n##*/}" = lo ] || nic=${n##*/}
 		done
-		[ -n "$dev" ] || tb_fail "the passed-through disk did not appear"
-		echo "ZBC_DEV=/dev/${dev##*/}" >>/run/zonefs-testbed.env
-		return 0
-	fi
+		[ -n "$nic" ] && break
+		sleep 0.1
+	done
+	[ -n "$nic" ] || return 1
+	ip addr add 10.0.2.15/24 dev "$nic" && ip link set "$nic" up
+}
+
+# The target's half: the backing store, tcmu-runner, LIO and its LUNs.
+tb_start_target() {
+	local spec name lun zmb conv smb lba open mopts
 	mkdir -p "$TB_ZBC_DIR"
 	# The zbc handler writes data with pwrite() and then moves the write
 	# pointer in its mmap()ed zone table; the page cache writes the two
@@ -195,9 +201,35 @@ tb_start_disks() {
 				tb_fail "cannot settle the zones of $name"
 		fi
 		tb_add_disk "$name" "$lun" "$zmb" "$conv" "$smb" "$lba" "$open" ||
-			tb_fail "cannot create backstore $name ($spec); see /var/log/tcmu"
+			tb_fail "cannot create backstore $name ($spec); see tcmu/ in the job's results"
 	done
 	tb_enable_port || tb_fail "cannot enable the target port"
+}
+
+# Write the device map the tests and the job read.
+tb_start_disks() {
+	local spec name lun dev var
+	: >/run/zonefs-testbed.env
+	if [ "$TB_DISK" = passthrough ]; then
+		modprobe virtio_scsi
+		for _ in $(seq 100); do
+			dev=$(find /sys/bus/scsi/devices/*/block -mindepth 1 -maxdepth 1 2>/dev/null | head -n 1)
+			[ -n "$dev" ] && break
+			sleep 0.1
+		done
+		[ -n "$dev" ] || tb_fail "the passed-through disk did not appear"
+		echo "ZBC_DEV=/dev/${dev##*/}" >>/run/zonefs-testbed.env
+		return 0
+	fi
+	case "${TB_ROLE:-all}" in
+	all) tb_start_target ;;
+	target)
+		tb_start_net || tb_fail "no network device for the target's portal"
+		tb_start_target
+		return 0
+		;;
+	initiator) tb_start_net || tb_fail "no network device to reach the target" ;;
+	esac
 	tb_login || tb_fail "iSCSI login to $TB_PORTAL failed"
 	if [ -d /sys/bus/pci/drivers ] && grep -qx 0x010802 /sys/bus/pci/devices/*/class 2>/dev/null; then
 		modprobe nvme || tb_fail "cannot load the nvme driver"
@@ -220,7 +252,8 @@ tb_start_disks() {
 			tb_fail "$dev is not host-managed"
 		var=$(echo "$name" | tr '[:lower:]-' '[:upper:]_')
 		echo "$var=$dev" >>/run/zonefs-testbed.env
-		echo "${var}_FILE=$TB_ZBC_DIR/$name.zbc" >>/run/zonefs-testbed.env
+		[ "${TB_ROLE:-all}" = initiator ] ||
+			echo "${var}_FILE=$TB_ZBC_DIR/$name.zbc" >>/run/zonefs-testbed.env
 	done
 }
 

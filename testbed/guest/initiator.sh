@@ -15,7 +15,14 @@ tb_login() {
 	mkdir -p /run/lock /etc/iscsi
 	echo "InitiatorName=$TB_INITIATOR" >/etc/iscsi/initiatorname.iscsi
 	iscsid || return 1
-	iscsiadm -m discovery -t sendtargets -p "$TB_PORTAL" >/dev/null || return 1
+	if [ "${TB_ROLE:-all}" = initiator ]; then
+		# The target guest's sendtargets answer names its own address,
+		# which this guest reaches only through the forwarded one: the
+		# node record is made by hand.
+		iscsiadm -m node -o new -T "$TB_IQN" -p "$TB_PORTAL" >/dev/null || return 1
+	else
+		iscsiadm -m discovery -t sendtargets -p "$TB_PORTAL" >/dev/null || return 1
+	fi
 	iscsiadm -m node -T "$TB_IQN" -p "$TB_PORTAL" --login >/dev/null || return 1
 }
 

@@ -11,6 +11,8 @@ set -a
 . /run/zonefs-testbed.env
 set +a
 MKZONEFS=$TB_TOP/tools/mkzonefs
+# shellcheck source=testbed/guest/target.sh
+. "$TB_TOP/testbed/guest/target.sh"
 # shellcheck source=testbed/disk_policy.sh
 . "$TB_TOP/testbed/disk_policy.sh"
 
@@ -35,8 +37,20 @@ tb_has_zonefs() {
 	[ "$(od -An -tx4 -N4 "$1" | tr -d ' ')" = 5a4f4653 ]
 }
 
+# make testbed: serve the LUNs until the host asks to stop (make
+# testbed-stop leaves /results/stop), without logging in here.
 mode_testbed() {
-	tb_describe "$ZBC_DEV"
+	local spec name lun zmb conv smb lba open
+	echo "target $TB_IQN on $TB_PORTAL, initiator $TB_INITIATOR:"
+	for spec in $TB_DISKS; do
+		IFS=: read -r name lun zmb conv smb lba open <<<"$spec"
+		echo "  LUN $lun: $name, $((smb / zmb)) zones of $zmb MiB ($conv conventional), $lba B blocks, $open open"
+	done
+	: >/results/ready
+	until [ -e /results/stop ]; do
+		read -r -t 1 <>/run/tb-wait.fifo
+	done
+	echo "stop requested"
 }
 
 mode_boot() {

@@ -9,25 +9,55 @@ TB_CFS=/sys/kernel/config/target
 TB_IQN=iqn.2026-12.org.zonefs:testbed
 TB_INITIATOR=iqn.2026-12.org.zonefs:guest
 TB_LOOP_WWN=naa.5001405e2a7f0001
-TB_PORTAL=127.0.0.1:3260
+# The portal: the guest's own loopback, unless the job gives another
+# (make testbed serves on the user network: TB_PORTAL=10.0.2.15:3260).
+: "${TB_PORTAL:=127.0.0.1:3260}"
 TB_ZBC_DIR=/var/lib/zbc
 
 # tcmu-runner loads every handler in its path; librbd alone costs seconds
-# under TCG, so give it a directory holding the zbc handler only.
+# under TCG, so give it a directory holding the zbc handler only. Its log
+# (and the target's configuration) go to the job's results at the end
+# (tb_save_target). With TB_DBUS=1 a system D-Bus runs first: tcmu-runner
+# then offers its handler there, and targetcli shows and creates user:zbc
+# backstores (make boot's shell, TARGETCLI=1).
 tb_start_tcmu() {
-	local hdir=/run/tcmu-handlers
+	local hdir=/run/tcmu-handlers log=/var/log/tcmu/tcmu-runner.log n
 	mkdir -p "$hdir" /var/log/tcmu
 	ln -sf /usr/lib/x86_64-linux-gnu/tcmu-runner/handler_file_zbc.so "$hdir/"
 	modprobe target_core_user || return 1
 	mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config
-	tcmu-runner --handler-path "$hdir" -l /var/log/tcmu >/var/log/tcmu/stdout.log 2>&1 &
+	if [ "${TB_DBUS:-0}" = 1 ] && [ ! -S /run/dbus/system_bus_socket ]; then
+		mkdir -p /run/dbus
+		dbus-daemon --system --fork || return 1
+	fi
+	n=$(grep -c 'Handler zbc is registered' "$log" 2>/dev/null) || n=0
+	tcmu-runner --handler-path "$hdir" -l /var/log/tcmu >>/var/log/tcmu/stdout.log 2>&1 &
 	echo $! >/run/tcmu-runner.pid
-	# It has registered with the kernel once the netlink family exists.
-	for _ in $(seq 50); do
-		grep -q zbc /var/log/tcmu/tcmu-runner.log 2>/dev/null && return 0
+	# It logs this line (once more) when the kernel knows the handler.
+	for _ in $(seq 100); do
+		[ "$(grep -c 'Handler zbc is registered' "$log" 2>/dev/null)" -gt "$n" ] 2>/dev/null && return 0
+		kill -0 "$(cat /run/tcmu-runner.pid)" 2>/dev/null || break
 		sleep 0.1
 	done
-	return 0
+	echo "tcmu-runner did not register its zbc handler; see $log" >&2
+	return 1
+}
+
+# Copy tcmu-runner's logs and the target's configuration (every backstore
+# with its config string, every LUN, ACL and portal) to DIR.
+tb_save_target() {
+	local dir=$1 f
+	mkdir -p "$dir/tcmu" || return 0
+	cp /var/log/tcmu/* "$dir/tcmu/" 2>/dev/null
+	[ -d "$TB_CFS" ] || return 0
+	{
+		for f in "$TB_CFS"/core/user_*/*/info; do
+			[ -f "$f" ] || continue
+			echo "${f%/info}: $(tr -s ' \n' ' ' <"$f")"
+		done
+		find "$TB_CFS/iscsi" "$TB_CFS/loopback" -type l -printf '%p -> %l\n' 2>/dev/null
+		find "$TB_CFS/iscsi" -path '*/np/*' -maxdepth 5 -type d 2>/dev/null
+	} >"$dir/target-config.txt" 2>&1
 }
 
 tb_stop_tcmu() {

@@ -3,7 +3,7 @@
  * zfs_fsyncw - append to a sequential file with direct writes and fsync in
  * a loop, and log every write that fsync acknowledged.
  *
- *	zfs_fsyncw FILE SECONDS [MAXBLOCKS [SEED [nosync]]]
+ *	zfs_fsyncw FILE SECONDS [MAXBLOCKS [SEED [nosync|buffered]]]
  *
  * Each round writes 1..MAXBLOCKS (default 16) blocks of 4096 bytes at the
  * file's end, then calls fsync() (not with "nosync"). The data is zfs_io's pattern (the 8-byte
@@ -16,6 +16,11 @@
  *	ERR <write|fsync> <ERRNO> <size after the error>
  *	RESET			the zone filled up: the file was truncated to 0
  *	END <rounds> <end of the last acknowledged write> <errors>
+ *
+ * "buffered" is for a conventional file: buffered writes (no O_DIRECT)
+ * from offset 0 up to the file's size, each followed by fsync(), then
+ * again from 0 ("WRAP"); every pass writes the same pattern, so all bytes
+ * below the largest acknowledged end must read back as the pattern.
  *
  * After an error the next write starts at the file's size as the file
  * system then reports it (the device's write pointer, SPEC section 5).
@@ -72,7 +77,8 @@ int main(int argc, char **argv)
 {
 	unsigned long long rounds = 0, acked = 0, errors = 0;
 	unsigned int maxblocks = 16, in_a_row = 0;
-	int nosync = 0;
+	int nosync = 0, buffered = 0;
+	off_t limit = 0;
 	uint64_t seed = 0;
 	double deadline;
 	struct stat st;
@@ -81,7 +87,7 @@ int main(int argc, char **argv)
 	int fd;
 
 	if (argc < 3 || argc > 6) {
-		fprintf(stderr, "usage: zfs_fsyncw FILE SECONDS [MAXBLOCKS [SEED [nosync]]]\n");
+		fprintf(stderr, "usage: zfs_fsyncw FILE SECONDS [MAXBLOCKS [SEED [nosync|buffered]]]\n");
 		return 2;
 	}
 	deadline = fw_now() + strtod(argv[2], NULL);
@@ -89,19 +95,33 @@ int main(int argc, char **argv)
 		maxblocks = strtoul(argv[3], NULL, 0);
 	if (argc > 4)
 		seed = strtoull(argv[4], NULL, 0);
-	if (argc > 5)
+	if (argc > 5) {
 		nosync = !strcmp(argv[5], "nosync");
+		buffered = !strcmp(argv[5], "buffered");
+		if (!nosync && !buffered) {
+			fprintf(stderr, "zfs_fsyncw: unknown mode %s\n", argv[5]);
+			return 2;
+		}
+	}
 	if (!maxblocks || posix_memalign((void **)&buf, FW_BS, maxblocks * FW_BS))
 		return 2;
 	fw_rng ^= seed + getpid();
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
-	fd = open(argv[1], O_WRONLY | O_DIRECT);
+	fd = open(argv[1], O_WRONLY | (buffered ? 0 : O_DIRECT));
 	if (fd < 0 || fstat(fd, &st)) {
 		fprintf(stderr, "zfs_fsyncw: %s: %s\n", argv[1], strerror(errno));
 		return 2;
 	}
 	off = st.st_size;
+	if (buffered) {
+		limit = st.st_size;
+		off = 0;
+		if (limit < FW_BS) {
+			fprintf(stderr, "zfs_fsyncw: %s: too small\n", argv[1]);
+			return 2;
+		}
+	}
 
 	while (fw_now() < deadline) {
 		size_t len = (1 + fw_next() % maxblocks) * FW_BS;
@@ -110,6 +130,12 @@ int main(int argc, char **argv)
 		int err;
 
 		rounds++;
+		if (buffered && off >= limit) {
+			off = 0;
+			printf("WRAP\n");
+		}
+		if (buffered && (off_t)len > limit - off)
+			len = limit - off;
 		fw_fill(buf, len, off, seed);
 		ret = pwrite(fd, buf, len, off);
 		if (ret > 0) {
@@ -120,7 +146,8 @@ int main(int argc, char **argv)
 				continue;
 			}
 			if (!fsync(fd)) {
-				acked = off;
+				if ((uint64_t)off > acked)
+					acked = off;
 				in_a_row = 0;
 				printf("ACK %lld\n", (long long)off);
 				continue;

@@ -7,10 +7,14 @@
 #
 #   guest.sh verify   for each file the writers use, one line to
 #                     /results/pc-verify: "N size wp cond data", where data
-#                     is zfs_io's verdict on reading the file up to its size
+#                     is zfs_io's verdict on reading the file up to its size;
+#                     and /results/pc-verify-cnv: zfs_io's verdict on
+#                     cnv/0 ("OK size", or "MISMATCH <first bad offset>")
 #   guest.sh write    start the writers, then wait for the power cut:
 #                     seq/0..3 append and fsync (zfs_fsyncw), seq/4..5
-#                     append without fsync; each logs to /results/pc-seqN
+#                     append without fsync, cnv/0 takes buffered writes
+#                     and fsync from offset 0 up (zfs_fsyncw buffered,
+#                     /results/pc-cnv0); each logs to /results/pc-seqN
 #                     line by line, so the host holds every line the guest
 #                     wrote before it died; /results/pc-ready says they run
 set -euo pipefail
@@ -18,7 +22,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 helpers=$here/../helpers/bin
 dev=${ZBC_DEV:?}
-nr_sync=4 nr_files=6
+nr_sync=4 nr_files=6 cnv_seed=11
 
 # Start sector of the zone behind seq/N: the Nth sequential zone after zone 0.
 seq_start() {
@@ -43,6 +47,8 @@ verify() {
 		echo "$n $size $wp $cond $data" >>/results/pc-verify
 	done
 	cat /results/pc-verify
+	"$helpers/zfs_io" read /mnt/cnv/0 0 "$(stat -c %s /mnt/cnv/0)" seed="$cnv_seed" >/results/pc-verify-cnv || true
+	cat /results/pc-verify-cnv
 }
 
 write() {
@@ -52,6 +58,7 @@ write() {
 		[ "$n" -ge "$nr_sync" ] && mode=nosync
 		"$helpers/zfs_fsyncw" "/mnt/seq/$n" 600 16 $((n + 1)) $mode >"/results/pc-seq$n" 2>&1 &
 	done
+	"$helpers/zfs_fsyncw" /mnt/cnv/0 600 16 "$cnv_seed" buffered >/results/pc-cnv0 2>&1 &
 	echo ready >/results/pc-ready
 	wait
 }

@@ -19,9 +19,10 @@ TB_ZBC_DIR=/var/lib/zbc
 # (and the target's configuration) go to the job's results at the end
 # (tb_save_target). With TB_DBUS=1 a system D-Bus runs first: tcmu-runner
 # then offers its handler there, and targetcli shows and creates user:zbc
-# backstores (make boot's shell, TARGETCLI=1).
+# backstores (make boot's shell, tests/boot/002).
 tb_start_tcmu() {
 	local hdir=/run/tcmu-handlers log=/var/log/tcmu/tcmu-runner.log n
+	local up='Handler zbc is registered'
 	mkdir -p "$hdir" /var/log/tcmu
 	ln -sf /usr/lib/x86_64-linux-gnu/tcmu-runner/handler_file_zbc.so "$hdir/"
 	modprobe target_core_user || return 1
@@ -30,12 +31,12 @@ tb_start_tcmu() {
 		mkdir -p /run/dbus
 		dbus-daemon --system --fork || return 1
 	fi
-	n=$(grep -c 'Handler zbc is registered' "$log" 2>/dev/null) || n=0
+	n=$(grep -c "$up" "$log" 2>/dev/null) || n=0
 	tcmu-runner --handler-path "$hdir" -l /var/log/tcmu >>/var/log/tcmu/stdout.log 2>&1 &
 	echo $! >/run/tcmu-runner.pid
 	# It logs this line (once more) when the kernel knows the handler.
 	for _ in $(seq 100); do
-		[ "$(grep -c 'Handler zbc is registered' "$log" 2>/dev/null)" -gt "$n" ] 2>/dev/null && return 0
+		[ "$(grep -c "$up" "$log" 2>/dev/null)" -gt "$n" ] 2>/dev/null && return 0
 		kill -0 "$(cat /run/tcmu-runner.pid)" 2>/dev/null || break
 		sleep 0.1
 	done

@@ -487,11 +487,37 @@ static int zonefs_dev_erase(struct zonefs_dev *dev, bool verbose)
 #define ZONEFS_RESET_BATCH	1024U
 
 /*
+ * Reset every sequential zone with one BLKRESETZONE over the whole device:
+ * the kernel sends it as one reset-all command (RESET WRITE POINTER with
+ * ALL, a zone management send with select all), which leaves conventional
+ * zones alone, instead of one command per zone. Only when every zone is
+ * usable: the per-range path skips offline and read-only zones itself.
+ * Return: 0, or -errno when the device refused it (nothing said yet).
+ */
+static int zonefs_dev_reset_all(struct zonefs_dev *dev, unsigned int total,
+				bool verbose)
+{
+	unsigned int i;
+
+	for (i = 0; i < dev->d_nr_zones; i++)
+		if (!zonefs_zone_is_usable(&dev->d_zones[i]))
+			return -EAGAIN;
+
+	if (verbose)
+		printf("Resetting %u sequential zones with one device-wide reset (sectors 0 +%llu)\n",
+		       total, (unsigned long long)(dev->d_size >> 9));
+	fflush(stdout);
+	return zonefs_dev_zone_op(dev, BLKRESETZONE, 0, dev->d_size >> 9);
+}
+
+/*
  * Reset every writable sequential zone after zone 0 (erased already).
- * Contiguous writable sequential zones are reset together, up to
- * ZONEFS_RESET_BATCH at a time. Offline and read-only zones cannot be
- * reset and are skipped. Progress goes to stdout: a line rewritten after
- * each batch on a terminal, one line before and after otherwise.
+ * With no offline or read-only zone, one device-wide reset does it. Else,
+ * or if the device refuses that, contiguous writable sequential zones are
+ * reset together, up to ZONEFS_RESET_BATCH at a time, skipping offline
+ * and read-only zones, which cannot be reset. Progress goes to stdout: a
+ * line rewritten after each batch on a terminal, one line before and
+ * after otherwise.
  */
 static int zonefs_dev_reset_seq(struct zonefs_dev *dev, bool verbose)
 {
@@ -508,6 +534,15 @@ static int zonefs_dev_reset_seq(struct zonefs_dev *dev, bool verbose)
 		return 0;
 	if (!tty || verbose)
 		printf("Resetting %u sequential zones\n", total);
+
+	ret = zonefs_dev_reset_all(dev, total, verbose);
+	if (!ret) {
+		printf("Reset %u sequential zones\n", total);
+		return 0;
+	}
+	if (ret != -EAGAIN && verbose)
+		printf("The device-wide reset failed (%s): resetting zone ranges\n",
+		       strerror(-ret));
 
 	i = 1;
 	while (i < dev->d_nr_zones) {

@@ -24,7 +24,11 @@
  *                        (which write zeros), finishes and write pointers
  *                        are emulated in the process
  *
- * Counts start at 1 and include the calls libblkid makes, if any.
+ * N may be a comma-separated list (ZF_FAIL_RESET=1,2). Counts start at 1
+ * and include the calls libblkid makes, if any. As in the kernel, a reset
+ * of the whole device resets every sequential zone and leaves the
+ * conventional ones alone; any other range must hold sequential zones
+ * only.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -129,7 +133,10 @@ static int fz_zone_op(int fd, unsigned long req, const struct blk_zone_range *r)
 
 	if (!real_pwrite)
 		real_pwrite = dlsym(RTLD_NEXT, "pwrite");
-	if (z < fz_conv || end > fz_nr) {
+	if (req == BLKRESETZONE && !r->sector &&
+	    r->nr_sectors == (unsigned long long)fz_nr * fz_sectors)
+		z = fz_conv;
+	else if (z < fz_conv || end > fz_nr) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -177,8 +184,14 @@ static int fz_write(off_t off, size_t len)
 static int zf_fails(const char *var, unsigned int n)
 {
 	const char *v = getenv(var);
+	char *end;
 
-	return v && (unsigned int)atoi(v) == n;
+	while (v && *v) {
+		if (strtoul(v, &end, 10) == n)
+			return 1;
+		v = *end == ',' ? end + 1 : NULL;
+	}
+	return 0;
 }
 
 static void zf_pause(void)

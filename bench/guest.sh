@@ -4,9 +4,12 @@
 # The benchmark's guest side: bench/guest.sh OUT. testbed/vm.sh bench runs
 # it in the guest with the device map in /run/zonefs-testbed.env:
 #
-#   $ZBC_BIG  75,000 zones: mount time, kernel memory per zone, ls -l of
-#             seq/, stat of one file, memory after the walk and after
-#             dropping caches, unmount time;
+#   $ZBC_BIG  75,000 zones: mkzonefs against one device-wide reset and a
+#             superblock write, mount time against one full zone report,
+#             kernel memory per zone, ls -l of seq/, stat of one file,
+#             memory after the walk and after dropping caches, unmount
+#             time; then (BENCH_PROFILE=1) perf profiles of the mount and
+#             of the walk, ours and stock;
 #   $ZBC_DEV  4 GiB: 1 MiB O_DIRECT writes and reads, buffered reads, 4 KiB
 #             O_DIRECT appends with fsync, at QD 1 (psync) and QD 8 (libaio).
 #
@@ -17,7 +20,7 @@
 # "n/a: ..."). bench/report.py turns the samples into the table.
 #
 # Parameters (from results/bench.env, written by bench/run.sh): BENCH_REPS,
-# BENCH_MB, BENCH_APPEND_MB, BENCH_SCALE.
+# BENCH_MB, BENCH_APPEND_MB, BENCH_SCALE, BENCH_PROFILE.
 set -euo pipefail
 
 out=${1:?usage: guest.sh OUT}
@@ -30,10 +33,11 @@ if [ -f "$top/results/bench.env" ]; then
 	# shellcheck source=/dev/null
 	. "$top/results/bench.env"
 fi
-: "${BENCH_REPS:=3}"		# runs of every measure
+: "${BENCH_REPS:=5}"		# runs of every measure
 : "${BENCH_MB:=64}"		# MiB per 1 MiB-block throughput run
 : "${BENCH_APPEND_MB:=1}"	# MiB per 4 KiB append run
 : "${BENCH_SCALE:=1}"		# 0: skip the 75,000-zone measures
+: "${BENCH_PROFILE:=1}"		# 0: no perf profiles
 
 MKZONEFS=$top/tools/mkzonefs
 ZONE_REPORT=$top/tests/helpers/bin/zone_report
@@ -232,29 +236,98 @@ scale_run() {
 	mod_unload
 }
 
+# format_run RUN: the format of the big disk, mkzonefs (ours) against what
+# it cannot do with less (raw): one reset of the whole device, a 4 KiB
+# superblock write at sector 0 (a conventional zone) and a flush. The
+# raw pass goes first, so mkzonefs always leaves a formatted disk.
+format_run() {
+	local run=$1 dev=$ZBC_BIG t0
+	mod_unload
+	sync
+	t0=$(now)
+	if blkzone reset "$dev" 2>"$tmp/fmt.err" &&
+	   dd if=/dev/zero of="$dev" bs=4096 count=1 oflag=direct conv=fsync status=none 2>>"$tmp/fmt.err"; then
+		rec scale.format raw "$run" "$(elapsed "$t0")"
+	else
+		rec scale.format raw "$run" "fails: $(head -n 1 "$tmp/fmt.err")"
+	fi
+	t0=$(now)
+	if timeout 1200 "$MKZONEFS" -f "$dev" >"$out/mkzonefs-big.log" 2>&1; then
+		rec scale.format ours "$run" "$(elapsed "$t0")"
+		return 0
+	fi
+	rec scale.format ours "$run" "fails: $(tail -n 1 "$out/mkzonefs-big.log")"
+	return 1
+}
+
+# report_run RUN: one full zone report of the big disk (zone_report -c:
+# one BLKREPORTZONE for every zone), the floor of a mount.
+report_run() {
+	local run=$1 n t0
+	settle
+	t0=$(now)
+	if n=$("$ZONE_REPORT" -c "$ZBC_BIG" 2>"$tmp/rep.err"); then
+		rec scale.mount raw "$run" "$(elapsed "$t0")" "$n zones"
+	else
+		rec scale.mount raw "$run" "fails: $(head -n 1 "$tmp/rep.err")"
+	fi
+}
+
+# profile TARGET: perf profiles (cpu-clock, every CPU, call graphs) of a
+# mount of the big disk and of ls -l seq/, not timed; the top of each
+# report goes to OUT/profile-TARGET-{mount,ls}.txt.
+profile() {
+	local t=$1 what
+	use "$t" || { note "profile $t: $why"; return 0; }
+	settle
+	perf record -q -e cpu-clock -a -g -o "$tmp/perf-mount.data" -- \
+		mount -t zonefs "$ZBC_BIG" "$MNT" >/dev/null 2>&1 ||
+		{ note "profile $t: perf record of the mount failed"; return 0; }
+	mountpoint -q "$MNT" || { note "profile $t: not mounted"; return 0; }
+	# shellcheck disable=SC2012 # ls -l of every file is the measure
+	perf record -q -e cpu-clock -a -g -o "$tmp/perf-ls.data" -- \
+		sh -c "ls -l '$MNT/seq' >/dev/null" >/dev/null 2>&1 ||
+		note "profile $t: perf record of ls -l failed"
+	for what in mount ls; do
+		[ -s "$tmp/perf-$what.data" ] || continue
+		perf report -q -i "$tmp/perf-$what.data" --stdio --no-children \
+			--sort sym --percent-limit 0.5 -g none 2>/dev/null |
+			sed '/^$/d' | head -n 60 >"$out/profile-$t-$what.txt"
+		perf report -q -i "$tmp/perf-$what.data" --stdio --no-children \
+			--sort dso -g none 2>/dev/null | sed '/^$/d' | head -n 15 \
+			>>"$out/profile-$t-$what.txt"
+		rm -f "$tmp/perf-$what.data"
+	done
+	mod_unload
+	log "profile $t: $out/profile-$t-mount.txt, $out/profile-$t-ls.txt"
+}
+
 scale() {
 	local run t t0 nz
 	nz=$(cat "/sys/block/${ZBC_BIG#/dev/}/queue/nr_zones")
-	log "scale: $ZBC_BIG, $nz zones: formatting with mkzonefs -f"
-	mod_unload
-	t0=$(now)
-	if timeout 1200 "$MKZONEFS" -f "$ZBC_BIG" >"$out/mkzonefs-big.log" 2>&1; then
-		rec scale.format tool 1 "$(elapsed "$t0")"
-	else
-		rec scale.format tool 1 "fails: $(tail -n 1 "$out/mkzonefs-big.log")"
-		scale_na ours 1 "n/a: the disk could not be formatted"
-		scale_na stock 1 "n/a: the disk could not be formatted"
-		return 0
-	fi
+	log "scale: $ZBC_BIG, $nz zones: $BENCH_REPS formats (one device-wide reset, then mkzonefs -f)"
+	for run in $(seq "$BENCH_REPS"); do
+		if ! format_run "$run"; then
+			scale_na ours 1 "n/a: the disk could not be formatted"
+			scale_na stock 1 "n/a: the disk could not be formatted"
+			return 0
+		fi
+	done
 	# Bring the target's data area and the backing file's metadata in.
 	"$ZONE_REPORT" "$ZBC_BIG" >/dev/null
 	for run in $(seq "$BENCH_REPS"); do
+		report_run "$run"
 		for t in ours stock; do
 			t0=$(now)
 			scale_run "$t" "$run"
 			log "scale $t #$run done in $(elapsed "$t0")s"
 		done
 	done
+	if [ "$BENCH_PROFILE" = 1 ] && command -v perf >/dev/null; then
+		for t in ours stock; do
+			profile "$t"
+		done
+	fi
 }
 
 # --- throughput on $ZBC_DEV -------------------------------------------------

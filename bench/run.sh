@@ -6,10 +6,11 @@
 # device, side by side), then print the table and keep it in
 # results/bench/table.txt and table.md (samples.tsv holds every run).
 #
-# Environment: BENCH_REPS (runs of each measure, default 3), BENCH_MB (MiB
+# Environment: BENCH_REPS (runs of each measure, default 5), BENCH_MB (MiB
 # per 1 MiB-block throughput run, 64: one zone), BENCH_APPEND_MB (MiB per
 # 4 KiB append run, 1: 256 appends), BENCH_SCALE (0 skips the 75,000-zone
-# disk), and testbed/config. Under TCG on 2 cores a run takes about 15
+# disk), BENCH_PROFILE (0: no perf profiles of the mount and the walk),
+# and testbed/config. Under TCG on 2 cores a run takes about 15
 # minutes; larger sizes make it longer, not more telling.
 set -euo pipefail
 
@@ -18,7 +19,8 @@ export TOP
 # shellcheck source=testbed/config
 . "$TOP/testbed/config"
 
-: "${BENCH_REPS:=3}" "${BENCH_MB:=64}" "${BENCH_APPEND_MB:=1}" "${BENCH_SCALE:=1}"
+: "${BENCH_REPS:=5}" "${BENCH_MB:=64}" "${BENCH_APPEND_MB:=1}" "${BENCH_SCALE:=1}"
+: "${BENCH_PROFILE:=1}"
 out=$RESULTS/bench
 params=$RESULTS/bench.env
 vm_pid=
@@ -62,6 +64,7 @@ mkdir -p "$RESULTS"
 	printf 'BENCH_MB=%q\n' "$BENCH_MB"
 	printf 'BENCH_APPEND_MB=%q\n' "$BENCH_APPEND_MB"
 	printf 'BENCH_SCALE=%q\n' "$BENCH_SCALE"
+	printf 'BENCH_PROFILE=%q\n' "$BENCH_PROFILE"
 } >"$params"
 
 t0=$(date +%s)

@@ -10,8 +10,11 @@
 #             memory after the walk and after dropping caches, unmount
 #             time; then (BENCH_PROFILE=1) perf profiles of the mount and
 #             of the walk, ours and stock;
+#   $ZBC_HUGE 300,000 zones of 16 MiB: the same without the format runs
+#             and the profiles, the second scale point;
 #   $ZBC_DEV  4 GiB: 1 MiB O_DIRECT writes and reads, buffered reads, 4 KiB
-#             O_DIRECT appends with fsync, at QD 1 (psync) and QD 8 (libaio).
+#             O_DIRECT appends with fsync, at QD 1 (psync) and QD 8 (libaio);
+#   $ZNS_DEV  QEMU's ZNS namespace of the same geometry: the same rows.
 #
 # Each measure runs for our zonefs.ko, Debian's stock zonefs.ko and, where it
 # applies, the raw device; the two modules are never loaded at once. Every
@@ -36,7 +39,8 @@ fi
 : "${BENCH_REPS:=5}"		# runs of every measure
 : "${BENCH_MB:=64}"		# MiB per 1 MiB-block throughput run
 : "${BENCH_APPEND_MB:=1}"	# MiB per 4 KiB append run
-: "${BENCH_SCALE:=1}"		# 0: skip the 75,000-zone measures
+: "${BENCH_SCALE:=1}"		# 0: skip the 75,000- and 300,000-zone measures
+: "${ZBC_HUGE:=}" "${ZNS_DEV:=}"	# absent from an older guest: their rows say so
 : "${BENCH_PROFILE:=1}"		# 0: no perf profiles
 
 MKZONEFS=$top/tools/mkzonefs
@@ -172,17 +176,21 @@ per_zone() {
 
 # --- scale: 75,000 zones ---------------------------------------------------
 
-SCALE_MEASURES="scale.mount scale.mem_mount scale.memfree_mount scale.stat scale.ls scale.mem_walk scale.mem_drop scale.umount"
+SCALE_MEASURES="mount mem_mount memfree_mount stat ls mem_walk mem_drop umount"
+# The disk scale_run measures and the prefix of its measures: $ZBC_BIG
+# and "scale", or $ZBC_HUGE and "huge".
+SDEV=
+SP=scale
 
 scale_na() {
 	local m
 	for m in $SCALE_MEASURES; do
-		rec "$m" "$1" "$2" "$3"
+		rec "$SP.$m" "$1" "$2" "$3"
 	done
 }
 
 scale_run() {
-	local t=$1 run=$2 dev=$ZBC_BIG nz m0 m1 m2 m3 f0 f1 t0 dt n
+	local t=$1 run=$2 dev=$SDEV nz m0 m1 m2 m3 f0 f1 t0 dt n
 	nz=$(cat "/sys/block/${dev#/dev/}/queue/nr_zones")
 	use "$t" || { scale_na "$t" "$run" "$why"; return 0; }
 	settle
@@ -195,18 +203,22 @@ scale_run() {
 		note "$t scale mount: $(kmsg_since | head -n 3 | tr '\n' ' ')"
 		return 0
 	fi
-	rec scale.mount "$t" "$run" "$(elapsed "$t0")"
+	rec "$SP".mount "$t" "$run" "$(elapsed "$t0")"
 	settle
 	m1=$(kmem_kb)
 	f1=$(memfree_kb)
-	rec scale.mem_mount "$t" "$run" "$(per_zone "$m0" "$m1" "$nz")"
-	rec scale.memfree_mount "$t" "$run" "$(per_zone "$f1" "$f0" "$nz")"
+	rec "$SP".mem_mount "$t" "$run" "$(per_zone "$m0" "$m1" "$nz")"
+	rec "$SP".memfree_mount "$t" "$run" "$(per_zone "$f1" "$f0" "$nz")"
 
+	# stat and ls themselves come over 9p: bring them in first, so that
+	# what is cold is the file system's part only.
+	stat / >/dev/null
+	ls -l / >/dev/null
 	t0=$(now)
 	if stat "$MNT/seq/$((nz / 2))" >/dev/null 2>"$tmp/stat.err"; then
-		rec scale.stat "$t" "$run" "$(awk -v s="$(elapsed "$t0")" 'BEGIN { printf "%.1f", s * 1000 }')"
+		rec "$SP".stat "$t" "$run" "$(awk -v s="$(elapsed "$t0")" 'BEGIN { printf "%.1f", s * 1000 }')"
 	else
-		rec scale.stat "$t" "$run" "fails: $(head -n 1 "$tmp/stat.err")"
+		rec "$SP".stat "$t" "$run" "fails: $(head -n 1 "$tmp/stat.err")"
 	fi
 
 	t0=$(now)
@@ -215,23 +227,23 @@ scale_run() {
 	dt=$(elapsed "$t0")
 	# ls -l prints a "total" line first.
 	if [ "$((n - 1))" -ge "$((nz / 2))" ]; then
-		rec scale.ls "$t" "$run" "$dt"
+		rec "$SP".ls "$t" "$run" "$dt"
 	else
-		rec scale.ls "$t" "$run" "fails: listed $((n - 1)) files"
+		rec "$SP".ls "$t" "$run" "fails: listed $((n - 1)) files"
 	fi
 	sync
 	shrink_slabs
 	m2=$(kmem_kb)
-	rec scale.mem_walk "$t" "$run" "$(per_zone "$m0" "$m2" "$nz")"
+	rec "$SP".mem_walk "$t" "$run" "$(per_zone "$m0" "$m2" "$nz")"
 	settle
 	m3=$(kmem_kb)
-	rec scale.mem_drop "$t" "$run" "$(per_zone "$m0" "$m3" "$nz")"
+	rec "$SP".mem_drop "$t" "$run" "$(per_zone "$m0" "$m3" "$nz")"
 
 	t0=$(now)
 	if umount "$MNT"; then
-		rec scale.umount "$t" "$run" "$(elapsed "$t0")"
+		rec "$SP".umount "$t" "$run" "$(elapsed "$t0")"
 	else
-		rec scale.umount "$t" "$run" "fails: umount"
+		rec "$SP".umount "$t" "$run" "fails: umount"
 	fi
 	mod_unload
 }
@@ -260,16 +272,16 @@ format_run() {
 	return 1
 }
 
-# report_run RUN: one full zone report of the big disk (zone_report -c:
-# one BLKREPORTZONE for every zone), the floor of a mount.
+# report_run RUN: one full zone report of $SDEV (zone_report -c: one
+# BLKREPORTZONE for every zone), the floor of a mount.
 report_run() {
 	local run=$1 n t0
 	settle
 	t0=$(now)
-	if n=$("$ZONE_REPORT" -c "$ZBC_BIG" 2>"$tmp/rep.err"); then
-		rec scale.mount raw "$run" "$(elapsed "$t0")" "$n zones"
+	if n=$("$ZONE_REPORT" -c "$SDEV" 2>"$tmp/rep.err"); then
+		rec "$SP.mount" raw "$run" "$(elapsed "$t0")" "$n zones"
 	else
-		rec scale.mount raw "$run" "fails: $(head -n 1 "$tmp/rep.err")"
+		rec "$SP.mount" raw "$run" "fails: $(head -n 1 "$tmp/rep.err")"
 	fi
 }
 
@@ -304,6 +316,7 @@ profile() {
 
 scale() {
 	local run t t0 nz
+	SDEV=$ZBC_BIG SP=scale
 	nz=$(cat "/sys/block/${ZBC_BIG#/dev/}/queue/nr_zones")
 	log "scale: $ZBC_BIG, $nz zones: $BENCH_REPS formats (one device-wide reset, then mkzonefs -f)"
 	for run in $(seq "$BENCH_REPS"); do
@@ -330,7 +343,34 @@ scale() {
 	fi
 }
 
-# --- throughput on $ZBC_DEV -------------------------------------------------
+# The second scale point: 300,000 zones of 16 MiB, formatted once; up to
+# three runs (its walks are four times as long).
+huge() {
+	local run t t0 nz reps=$((BENCH_REPS < 3 ? BENCH_REPS : 3))
+	SDEV=$ZBC_HUGE SP=huge
+	nz=$(cat "/sys/block/${ZBC_HUGE#/dev/}/queue/nr_zones")
+	log "huge: $ZBC_HUGE, $nz zones: one mkzonefs -f, $reps runs"
+	mod_unload
+	t0=$(now)
+	if ! timeout 1200 "$MKZONEFS" -f "$ZBC_HUGE" >"$out/mkzonefs-huge.log" 2>&1; then
+		rec huge.format ours 1 "fails: $(tail -n 1 "$out/mkzonefs-huge.log")"
+		scale_na ours 1 "n/a: the disk could not be formatted"
+		scale_na stock 1 "n/a: the disk could not be formatted"
+		return 0
+	fi
+	rec huge.format ours 1 "$(elapsed "$t0")"
+	"$ZONE_REPORT" "$ZBC_HUGE" >/dev/null
+	for run in $(seq "$reps"); do
+		report_run "$run"
+		for t in ours stock; do
+			t0=$(now)
+			scale_run "$t" "$run"
+			log "huge $t #$run done in $(elapsed "$t0")s"
+		done
+	done
+}
+
+# --- throughput on $ZBC_DEV, then on $ZNS_DEV --------------------------------
 
 # Geometry, set by tp_setup.
 zsec=0		# zone length, 512 B sectors
@@ -339,9 +379,10 @@ nfiles=0	# sequential files (zones) one throughput run spans
 files=		# fio --filename list for them
 dev=
 
+# tp_setup DEV: format DEV and set the geometry of its runs.
 tp_setup() {
 	local zmb
-	dev=$ZBC_DEV
+	dev=$1
 	zsec=$("$ZONE_REPORT" "$dev" 0 1 | awk '{ print $2 }')
 	nconv=$("$ZONE_REPORT" "$dev" | grep -c ' conventional ')
 	zmb=$((zsec / 2048))
@@ -462,34 +503,34 @@ tp_one() {
 	abytes=$((BENCH_APPEND_MB << 20))
 	off=$((nconv * zsec * 512))
 	aoff=$(((nconv + nfiles) * zsec * 512))
-	case "$m" in
-	tp.write_qd1) opts=("${big_write_qd1[@]}") ;;
-	tp.write_qd8) opts=("${big_write_qd8[@]}") ;;
-	tp.read_qd1) opts=("${big_read_qd1[@]}"); kind="read" ;;
-	tp.read_qd8) opts=("${big_read_qd8[@]}"); kind="read" ;;
-	tp.read_buf) opts=("${big_read_buf[@]}"); kind="read" ;;
-	tp.append_qd1) opts=("${app_qd1[@]}"); kind="iops" ;;
-	tp.append_qd8) opts=("${app_qd8[@]}"); kind="iops" ;;
+	case "${m#*.}" in
+	write_qd1) opts=("${big_write_qd1[@]}") ;;
+	write_qd8) opts=("${big_write_qd8[@]}") ;;
+	read_qd1) opts=("${big_read_qd1[@]}"); kind="read" ;;
+	read_qd8) opts=("${big_read_qd8[@]}"); kind="read" ;;
+	read_buf) opts=("${big_read_buf[@]}"); kind="read" ;;
+	append_qd1) opts=("${app_qd1[@]}"); kind="iops" ;;
+	append_qd8) opts=("${app_qd8[@]}"); kind="iops" ;;
 	esac
-	case "$m/$t" in
-	tp.append*/raw)
+	case "${m#*.}/$t" in
+	append*/raw)
 		# fio's zbd mode rounds --size down to whole zones.
 		where=(--filename="$dev" --zonemode=zbd --offset="$aoff"
 		       --size=$((zsec * 512)) --io_size="$abytes") ;;
 	*/raw)
 		where=(--filename="$dev" --zonemode=zbd --offset="$off" --size="$bytes") ;;
-	tp.append*)
+	append*)
 		where=(--filename="$MNT/seq/$nfiles" --size="$abytes"
 		       --create_on_open=1 --fallocate=none) ;;
 	*)
 		where=(--filename="$files" --file_service_type=sequential
 		       --size="$bytes" --create_on_open=1 --fallocate=none) ;;
 	esac
-	case "$m" in
-	tp.read*)
+	case "${m#*.}" in
+	read*)
 		zones_hold 0 "$nfiles" "$bytes" || fill 0 "$nfiles" "$bytes"
 		prepare "$t" 0 "$nfiles" 1 ;;
-	tp.append*)
+	append*)
 		prepare "$t" "$nfiles" 1 0 ;;
 	*)
 		prepare "$t" 0 "$nfiles" 0 ;;
@@ -501,13 +542,14 @@ tp_one() {
 	unmount
 }
 
-TP_MEASURES="tp.read_qd1 tp.read_qd8 tp.read_buf tp.write_qd1 tp.write_qd8 tp.append_qd1 tp.append_qd8"
+TP_MEASURES="read_qd1 read_qd8 read_buf write_qd1 write_qd8 append_qd1 append_qd8"
 
-# Every measure runs for the three targets back to back, the order turning
-# from run to run, so that a slow patch on a shared host hits all three.
+# throughput DEV PREFIX: every measure (PREFIX.read_qd1, ...) runs for the
+# three targets back to back, the order turning from run to run, so that a
+# slow patch on a shared host hits all three.
 throughput() {
-	local run m t order t0
-	tp_setup
+	local pfx=$2 run m t order t0
+	tp_setup "$1"
 	# One unmeasured pass, so that every measured run overwrites blocks
 	# the backing file already holds.
 	fill 0 "$nfiles" $((BENCH_MB << 20))
@@ -521,11 +563,11 @@ throughput() {
 		t0=$(now)
 		for m in $TP_MEASURES; do
 			for t in $order; do
-				tp_one "$m" "$t" "$run"
+				tp_one "$pfx.$m" "$t" "$run"
 			done
 		done
 		mod_unload
-		log "throughput run $run done in $(elapsed "$t0")s"
+		log "throughput ($pfx) run $run done in $(elapsed "$t0")s"
 	done
 }
 
@@ -542,19 +584,31 @@ main() {
 		echo "guest_mem_mb=$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)"
 		echo "zbc_dev=$(cat "/sys/block/${ZBC_DEV#/dev/}/queue/nr_zones") zones"
 		echo "zbc_big=$(cat "/sys/block/${ZBC_BIG#/dev/}/queue/nr_zones") zones"
+		[ -z "$ZBC_HUGE" ] || echo "zbc_huge=$(cat "/sys/block/${ZBC_HUGE#/dev/}/queue/nr_zones") zones"
+		[ -z "$ZNS_DEV" ] || echo "zns_dev=$(cat "/sys/block/${ZNS_DEV#/dev/}/queue/nr_zones") zones"
 		echo "reps=$BENCH_REPS"
 		echo "mb=$BENCH_MB"
 		echo "append_mb=$BENCH_APPEND_MB"
 	} >"$out/guest.env"
-	log "plan: $BENCH_REPS runs each; scale on $ZBC_BIG ($([ "$BENCH_SCALE" = 1 ] && echo on || echo off)), throughput on $ZBC_DEV ($BENCH_MB MiB, appends $BENCH_APPEND_MB MiB); ours $OURS_KO, stock $STOCK_KO"
+	log "plan: $BENCH_REPS runs each; scale on $ZBC_BIG and $ZBC_HUGE ($([ "$BENCH_SCALE" = 1 ] && echo on || echo off)), throughput on $ZBC_DEV and $ZNS_DEV ($BENCH_MB MiB, appends $BENCH_APPEND_MB MiB); ours $OURS_KO, stock $STOCK_KO"
 	if [ "$BENCH_SCALE" = 1 ]; then
 		t0=$(now)
 		scale
 		log "scale measures took $(elapsed "$t0")s"
 	fi
+	if [ "$BENCH_SCALE" = 1 ] && [ -n "$ZBC_HUGE" ]; then
+		t0=$(now)
+		huge
+		log "300,000-zone measures took $(elapsed "$t0")s"
+	fi
 	t0=$(now)
-	throughput
-	log "throughput measures took $(elapsed "$t0")s"
+	throughput "$ZBC_DEV" tp
+	log "throughput measures (ZBC) took $(elapsed "$t0")s"
+	if [ -n "$ZNS_DEV" ]; then
+		t0=$(now)
+		throughput "$ZNS_DEV" zns
+		log "throughput measures (ZNS) took $(elapsed "$t0")s"
+	fi
 }
 
 main

@@ -29,6 +29,17 @@ MEASURES = [
     ("scale.mem_walk", "kernel memory after ls -l", "B/zone", "low", None),
     ("scale.mem_drop", "  ... after drop_caches", "B/zone", "low", [("abs_le", 40)]),
     ("scale.umount", "umount", "s", "low", None),
+    ("huge", None, None, None, None),
+    ("huge.format", "mkzonefs -f", "s", "low", None),
+    ("huge.mount", "mount (raw: one full zone report)", "s", "low",
+     [("raw_ratio_le", 1.1), ("linear", "scale.mount", 1.1)]),
+    ("huge.mem_mount", "kernel memory after mount", "B/zone", "low",
+     [("abs_le", 40), ("flat", "scale.mem_mount", 0.1)]),
+    ("huge.stat", "stat of one file (cold)", "ms", "low", [("stock_ratio_le", 1.0)]),
+    ("huge.ls", "ls -l seq/ (all files)", "s", "low", [("stock_ratio_le", 1.0)]),
+    ("huge.mem_walk", "kernel memory after ls -l", "B/zone", "low", None),
+    ("huge.mem_drop", "  ... after drop_caches", "B/zone", "low", [("abs_le", 40)]),
+    ("huge.umount", "umount", "s", "low", None),
     ("tp", None, None, None, None),
     ("tp.write_qd1", "1 MiB O_DIRECT write, QD1", "MiB/s", "high",
      [("raw_ratio_ge", 0.97), ("stock_ratio_ge", 1.0)]),
@@ -43,6 +54,21 @@ MEASURES = [
     ("tp.append_qd1", "4 KiB O_DIRECT append+fsync, QD1", "IOPS", "high",
      [("stock_ratio_ge", 1.0)]),
     ("tp.append_qd8", "4 KiB O_DIRECT append, QD8, fsync/8", "IOPS", "high",
+     [("stock_ratio_ge", 1.0)]),
+    ("zns", None, None, None, None),
+    ("zns.write_qd1", "1 MiB O_DIRECT write, QD1", "MiB/s", "high",
+     [("raw_ratio_ge", 0.97), ("stock_ratio_ge", 1.0)]),
+    ("zns.write_qd8", "1 MiB O_DIRECT write, QD8", "MiB/s", "high",
+     [("raw_ratio_ge", 0.97), ("stock_ratio_ge", 1.0)]),
+    ("zns.read_qd1", "1 MiB O_DIRECT read, QD1", "MiB/s", "high",
+     [("raw_ratio_ge", 0.97), ("stock_ratio_ge", 1.0)]),
+    ("zns.read_qd8", "1 MiB O_DIRECT read, QD8", "MiB/s", "high",
+     [("raw_ratio_ge", 0.97), ("stock_ratio_ge", 1.0)]),
+    ("zns.read_buf", "1 MiB buffered read", "MiB/s", "high",
+     [("stock_ratio_ge", 1.0)]),
+    ("zns.append_qd1", "4 KiB O_DIRECT append+fsync, QD1", "IOPS", "high",
+     [("stock_ratio_ge", 1.0)]),
+    ("zns.append_qd8", "4 KiB O_DIRECT append, QD8, fsync/8", "IOPS", "high",
      [("stock_ratio_ge", 1.0)]),
 ]
 
@@ -103,18 +129,39 @@ def spread_ratio(a, b, best_low):
     return max(a.nums) / min(b.nums)
 
 
-def goal_text(goals, cells, unit):
+def goal_text(goals, cells, unit, allcells=None, zones=None):
     """ "met" when the medians meet every goal; "within noise" when some
     goal is missed by the medians but the spreads overlap it (the best
     case of the runs meets it); "MISSED" when they do not."""
     if not goals:
         return ""
     ours = cells["ours"]
+    allcells = allcells or {}
+    zones = zones or {}
     parts, ok, possible = [], True, True
-    for kind, val in goals:
+    for goal in goals:
+        kind, val = goal[0], goal[-1]
         low = kind.endswith("le")
         op = "<=" if low else ">="
-        if kind == "abs_le":
+        if kind in ("linear", "flat"):
+            # Against ours on the other scale point: time grows at most
+            # in proportion to the zones (times val); B/zone within val.
+            other = allcells.get(goal[1], {}).get("ours")
+            zr = zones.get(goal[1])
+            a, b = ours, other
+            if kind == "linear":
+                parts.append(f"<= {val:g} x linear from {zr:g}x fewer zones" if zr else "linear")
+                lim_hi, lim_lo = (val * zr if zr else None), None
+            else:
+                parts.append(f"within {val * 100:g}% of the other scale point")
+                lim_hi, lim_lo = 1 + val, 1 - val
+            r = ratio(a, b) if b is not None else None
+            good = r is not None and lim_hi is not None and r <= lim_hi and (lim_lo is None or r >= lim_lo)
+            lo_r = spread_ratio(a, b, True) if b is not None else None
+            hi_r = spread_ratio(a, b, False) if b is not None else None
+            maybe = good or (lo_r is not None and lim_hi is not None and lo_r <= lim_hi and
+                             (lim_lo is None or hi_r >= lim_lo))
+        elif kind == "abs_le":
             parts.append(f"<= {val} {unit}")
             good = ours.median is not None and ours.median <= val
             maybe = bool(ours.nums) and min(ours.nums) <= val
@@ -167,23 +214,41 @@ def table(outdir):
     e = os.environ.get
     head = ["measure", "unit", "ours", "stock", "raw", "ours/stock", "ours/raw", "goal (ours)"]
     body = []
+    allcells = {mid: {t: Cell(samples.get((mid, t), [])) for t in TARGETS}
+                for mid, label, _, _, _ in MEASURES if label is not None}
+
+    def nzones(key):
+        try:
+            return float(genv.get(key, "").split()[0])
+        except (IndexError, ValueError):
+            return None
+
+    big, huge = nzones("zbc_big"), nzones("zbc_huge")
+    # How many times the zones of the other scale point a row's disk has.
+    zones = {"scale.mount": huge / big} if big and huge else {}
     for mid, label, unit, better, goals in MEASURES:
         if label is None:
             if mid == "scale":
                 body.append(f"Scale: {genv.get('zbc_big', '?')}, 64 MiB each, 4 conventional; "
                             "one mkzonefs format per run, shared by both modules")
-            else:
-                body.append(f"Throughput: 4 GiB disk, 64 MiB zones; {genv.get('mb', '?')} MiB "
+            elif mid == "huge":
+                body.append(f"Scale, second point: {genv.get('zbc_huge', '?')}, 16 MiB each, "
+                            "4 conventional; formatted once, up to 3 runs")
+            elif mid == "tp":
+                body.append(f"Throughput, ZBC: 4 GiB disk, 64 MiB zones; {genv.get('mb', '?')} MiB "
                             f"per 1 MiB-block run, {genv.get('append_mb', '?')} MiB per append run")
+            else:
+                body.append(f"Throughput, ZNS: QEMU's NVMe ZNS namespace, {genv.get('zns_dev', '?')} "
+                            "of 64 MiB (capacity = size), the same runs")
             continue
-        cells = {t: Cell(samples.get((mid, t), [])) for t in TARGETS}
+        cells = allcells[mid]
         rs = ratio(cells["ours"], cells["stock"])
         rr = ratio(cells["ours"], cells["raw"])
         body.append([label, unit, cells["ours"].text(), cells["stock"].text(),
                      cells["raw"].text(),
                      f"{rs:.2f}" if rs is not None else "-",
                      f"{rr:.2f}" if rr is not None else "-",
-                     goal_text(goals, cells, unit)])
+                     goal_text(goals, cells, unit, allcells, zones)])
 
     reps = genv.get("reps", "?")
     lines_hdr = [

@@ -171,11 +171,12 @@ trap 'on_signal TERM' TERM
 
 # The disk sets. NAME:LUN:ZONE_MB:CONV:SIZE_MB:LBA:OPEN, one per LUN; NAME
 # becomes the variable (ZBC_DEV, ...) that tells the tests its /dev/sdX.
-# The bench set adds a 75,000-zone disk (4.6 TiB, sparse: about 5 MB used).
+# The bench set adds a 75,000-zone disk (4.6 TiB, sparse: about 5 MB used)
+# and a 300,000-zone one of 16 MiB zones (4.6 TiB too).
 case "$DISKSET" in
 user) disks="zbc_dev:0:$ZONE_MB:$CONV:$((SIZE_GB * 1024)):$LBA:$OPEN" ;;
 check) disks="zbc_dev:0:64:4:4096:4096:8 zbc_dev_512:1:16:2:1024:512:8 zbc_dev_nocnv:2:16:0:1024:4096:8" ;;
-bench) disks="zbc_dev:0:64:4:4096:4096:8 zbc_big:1:64:4:$((75000 * 64)):4096:128" ;;
+bench) disks="zbc_dev:0:64:4:4096:4096:8 zbc_big:1:64:4:$((75000 * 64)):4096:128 zbc_huge:2:16:4:$((300000 * 16)):4096:128" ;;
 *) tb_die "DISKSET must be user or check" ;;
 esac
 case "$LBA" in
@@ -307,15 +308,22 @@ fi
 # make check also gets a zoned NVMe namespace (QEMU's ZNS emulation): zone
 # capacity below zone size, no conventional zones, open and active limits.
 # A second one has 512 B blocks and a zone capacity that is no multiple of
-# 4 KiB (12 MiB + 512 B), no limits.
-if [ "$DISKSET" = check ]; then
-	zns=$DISKS_DIR/zns.img
-	[ -f "$zns" ] || truncate -s 1G "$zns"
+# 4 KiB (12 MiB + 512 B), no limits. make bench's first namespace has the
+# geometry of its ZBC throughput disk instead (4 GiB, 64 MiB zones, zone
+# capacity = zone size, no limits), for the same rows on ZNS.
+case "$DISKSET" in
+check) zns_size=1G zns_zones=zoned.zone_size=16M,zoned.zone_capacity=12M,zoned.max_open=6,zoned.max_active=8 ;;
+bench) zns_size=4G zns_zones=zoned.zone_size=64M ;;
+*) zns_size= ;;
+esac
+if [ -n "$zns_size" ]; then
+	zns=$DISKS_DIR/zns-$DISKSET.img
+	[ -f "$zns" ] || truncate -s "$zns_size" "$zns"
 	zns512=$DISKS_DIR/zns512.img
 	[ -f "$zns512" ] || truncate -s 256M "$zns512"
 	qemu+=(-drive "file=$zns,id=zns,format=raw,if=none,cache=unsafe"
 	       -device nvme,serial=zonefs-zns,id=nvme0
-	       -device "nvme-ns,drive=zns,bus=nvme0,nsid=1,logical_block_size=4096,physical_block_size=4096,zoned=true,zoned.zone_size=16M,zoned.zone_capacity=12M,zoned.max_open=6,zoned.max_active=8"
+	       -device "nvme-ns,drive=zns,bus=nvme0,nsid=1,logical_block_size=4096,physical_block_size=4096,zoned=true,$zns_zones"
 	       -drive "file=$zns512,id=zns512,format=raw,if=none,cache=unsafe"
 	       -device "nvme-ns,drive=zns512,bus=nvme0,nsid=2,logical_block_size=512,physical_block_size=512,zoned=true,zoned.zone_size=16M,zoned.zone_capacity=12583424")
 fi

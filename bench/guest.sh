@@ -314,8 +314,24 @@ profile() {
 	log "profile $t: $out/profile-$t-mount.txt, $out/profile-$t-ls.txt"
 }
 
+# scale_runs N: N runs of the scale measures on $SDEV, each a full zone
+# report, then ours, then stock.
+scale_runs() {
+	local run t t0
+	# Bring the target's data area and the backing file's metadata in.
+	"$ZONE_REPORT" "$SDEV" >/dev/null
+	for run in $(seq "$1"); do
+		report_run "$run"
+		for t in ours stock; do
+			t0=$(now)
+			scale_run "$t" "$run"
+			log "$SP $t #$run done in $(elapsed "$t0")s"
+		done
+	done
+}
+
 scale() {
-	local run t t0 nz
+	local run t nz
 	SDEV=$ZBC_BIG SP=scale
 	nz=$(cat "/sys/block/${ZBC_BIG#/dev/}/queue/nr_zones")
 	log "scale: $ZBC_BIG, $nz zones: $BENCH_REPS formats (one device-wide reset, then mkzonefs -f)"
@@ -326,16 +342,7 @@ scale() {
 			return 0
 		fi
 	done
-	# Bring the target's data area and the backing file's metadata in.
-	"$ZONE_REPORT" "$ZBC_BIG" >/dev/null
-	for run in $(seq "$BENCH_REPS"); do
-		report_run "$run"
-		for t in ours stock; do
-			t0=$(now)
-			scale_run "$t" "$run"
-			log "scale $t #$run done in $(elapsed "$t0")s"
-		done
-	done
+	scale_runs "$BENCH_REPS"
 	if [ "$BENCH_PROFILE" = 1 ] && command -v perf >/dev/null; then
 		for t in ours stock; do
 			profile "$t"
@@ -346,7 +353,7 @@ scale() {
 # The second scale point: 300,000 zones of 16 MiB, formatted once; up to
 # three runs (its walks are four times as long).
 huge() {
-	local run t t0 nz reps=$((BENCH_REPS < 3 ? BENCH_REPS : 3))
+	local t0 nz reps=$((BENCH_REPS < 3 ? BENCH_REPS : 3))
 	SDEV=$ZBC_HUGE SP=huge
 	nz=$(cat "/sys/block/${ZBC_HUGE#/dev/}/queue/nr_zones")
 	log "huge: $ZBC_HUGE, $nz zones: one mkzonefs -f, $reps runs"
@@ -359,15 +366,7 @@ huge() {
 		return 0
 	fi
 	rec huge.format ours 1 "$(elapsed "$t0")"
-	"$ZONE_REPORT" "$ZBC_HUGE" >/dev/null
-	for run in $(seq "$reps"); do
-		report_run "$run"
-		for t in ours stock; do
-			t0=$(now)
-			scale_run "$t" "$run"
-			log "huge $t #$run done in $(elapsed "$t0")s"
-		done
-	done
+	scale_runs "$reps"
 }
 
 # --- throughput on $ZBC_DEV, then on $ZNS_DEV --------------------------------

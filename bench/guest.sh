@@ -302,12 +302,17 @@ profile() {
 		note "profile $t: perf record of ls -l failed"
 	for what in mount ls; do
 		[ -s "$tmp/perf-$what.data" ] || continue
-		perf report -q -i "$tmp/perf-$what.data" --stdio --no-children \
-			--sort sym --percent-limit 0.5 -g none 2>/dev/null |
-			sed '/^$/d' | head -n 60 >"$out/profile-$t-$what.txt"
-		perf report -q -i "$tmp/perf-$what.data" --stdio --no-children \
-			--sort dso -g none 2>/dev/null | sed '/^$/d' | head -n 15 \
-			>>"$out/profile-$t-$what.txt"
+		{
+			echo "# self time by symbol"
+			perf report -q -i "$tmp/perf-$what.data" --stdio --no-children \
+				--sort sym --percent-limit 0.5 -g none 2>/dev/null | sed '/^$/d' | head -n 40
+			echo "# time with callees (inclusive), by symbol"
+			perf report -q -i "$tmp/perf-$what.data" --stdio --children \
+				--sort sym --percent-limit 2 -g none 2>/dev/null | sed '/^$/d' | head -n 60
+			echo "# self time by binary"
+			perf report -q -i "$tmp/perf-$what.data" --stdio --no-children \
+				--sort dso -g none 2>/dev/null | sed '/^$/d' | head -n 12
+		} >"$out/profile-$t-$what.txt"
 		rm -f "$tmp/perf-$what.data"
 	done
 	mod_unload

@@ -154,9 +154,20 @@ shrink_slabs() {
 	done
 }
 
+# Evicted inodes and dentries are freed after an RCU grace period, and
+# hundreds of thousands of them take a while: wait (up to 10 s) until the
+# slab stops shrinking before the empty slabs are given back.
 settle() {
+	local a b
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
+	b=$(kmem_kb)
+	for _ in $(seq 20); do
+		sleep 0.5
+		a=$b
+		b=$(kmem_kb)
+		[ "$((a - b))" -gt 64 ] || break
+	done
 	shrink_slabs
 }
 

@@ -399,7 +399,7 @@ tp_setup() {
 	local zmb
 	dev=$1
 	zsec=$("$ZONE_REPORT" "$dev" 0 1 | awk '{ print $2 }')
-	nconv=$("$ZONE_REPORT" "$dev" | grep -c ' conventional ')
+	nconv=$("$ZONE_REPORT" "$dev" | awk '$4 == "conventional" { n++ } END { print n + 0 }')
 	zmb=$((zsec / 2048))
 	nfiles=$(((BENCH_MB + zmb - 1) / zmb))
 	files=$(seq -s : -f "$MNT/seq/%g" 0 $((nfiles - 1)))

@@ -48,6 +48,13 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+case "$BENCH_MB" in
+*[!0-9]* | '') log "error: BENCH_MB must be a number of MiB, not '$BENCH_MB'"; exit 2 ;;
+esac
+if [ "$BENCH_MB" -lt 64 ] || [ $((BENCH_MB % 64)) -ne 0 ]; then
+	log "error: BENCH_MB=$BENCH_MB: the raw runs write whole 64 MiB zones (fio's zbd mode), so it must be a multiple of 64"
+	exit 2
+fi
 for f in "$TOP/tools/mkzonefs" "$TOP/tests/helpers/bin/zone_report"; do
 	[ -x "$f" ] || { log "error: $f is missing: run 'make'"; exit 1; }
 done

@@ -313,16 +313,21 @@ profile() {
 		note "profile $t: perf record of ls -l failed"
 	for what in mount ls; do
 		[ -s "$tmp/perf-$what.data" ] || continue
+		# Each report whole to a file, then its top: head must not cut
+		# perf off (SIGPIPE) under pipefail.
+		perf report -q -i "$tmp/perf-$what.data" --stdio --no-children \
+			--sort sym --percent-limit 0.5 -g none >"$tmp/self" 2>/dev/null || true
+		perf report -q -i "$tmp/perf-$what.data" --stdio --children \
+			--sort sym --percent-limit 2 -g none >"$tmp/incl" 2>/dev/null || true
+		perf report -q -i "$tmp/perf-$what.data" --stdio --no-children \
+			--sort dso -g none >"$tmp/dso" 2>/dev/null || true
 		{
 			echo "# self time by symbol"
-			perf report -q -i "$tmp/perf-$what.data" --stdio --no-children \
-				--sort sym --percent-limit 0.5 -g none 2>/dev/null | sed '/^$/d' | head -n 40
+			sed '/^$/d' "$tmp/self" | sed -n '1,40p'
 			echo "# time with callees (inclusive), by symbol"
-			perf report -q -i "$tmp/perf-$what.data" --stdio --children \
-				--sort sym --percent-limit 2 -g none 2>/dev/null | sed '/^$/d' | head -n 60
+			sed '/^$/d' "$tmp/incl" | sed -n '1,60p'
 			echo "# self time by binary"
-			perf report -q -i "$tmp/perf-$what.data" --stdio --no-children \
-				--sort dso -g none 2>/dev/null | sed '/^$/d' | head -n 12
+			sed '/^$/d' "$tmp/dso" | sed -n '1,12p'
 		} >"$out/profile-$t-$what.txt"
 		rm -f "$tmp/perf-$what.data"
 	done

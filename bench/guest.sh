@@ -395,6 +395,7 @@ huge() {
 # Geometry, set by tp_setup.
 zsec=0		# zone length, 512 B sectors
 nconv=0		# conventional zones
+seq0=0		# the zone of seq/0: the first sequential zone after zone 0
 nfiles=0	# sequential files (zones) one throughput run spans
 files=		# fio --filename list for them
 dev=
@@ -405,6 +406,9 @@ tp_setup() {
 	dev=$1
 	zsec=$("$ZONE_REPORT" "$dev" 0 1 | awk '{ print $2 }')
 	nconv=$("$ZONE_REPORT" "$dev" | awk '$4 == "conventional" { n++ } END { print n + 0 }')
+	# Zone 0 holds the superblock: with no conventional zone it is a
+	# sequential one, and seq/0 is zone 1.
+	seq0=$((nconv > 0 ? nconv : 1))
 	zmb=$((zsec / 2048))
 	nfiles=$(((BENCH_MB + zmb - 1) / zmb))
 	files=$(seq -s : -f "$MNT/seq/%g" 0 $((nfiles - 1)))
@@ -415,7 +419,7 @@ tp_setup() {
 
 # reset_zones FIRST_SEQ_FILE COUNT: reset the zones behind seq/FIRST.. raw.
 reset_zones() {
-	blkzone reset -o $(((nconv + $1) * zsec)) -c "$2" "$dev"
+	blkzone reset -o $(((seq0 + $1) * zsec)) -c "$2" "$dev"
 }
 
 # fio_val JSON KIND BYTES: the figure of one fio run (MiB/s for read and
@@ -490,7 +494,7 @@ app_qd8=(--rw=write --bs=4k --direct=1 --ioengine=libaio --iodepth=8 --fsync=8)
 # hold BYTES of data between them.
 zones_hold() {
 	local have
-	have=$("$ZONE_REPORT" "$dev" $(((nconv + $1) * zsec)) "$2" |
+	have=$("$ZONE_REPORT" "$dev" $(((seq0 + $1) * zsec)) "$2" |
 		awk '{ s += $3 - $1 } END { print s * 512 }')
 	[ "$have" -ge "$3" ]
 }
@@ -502,7 +506,7 @@ fill() {
 	reset_zones "$1" "$2"
 	# fio's zbd mode rounds --size down to whole zones.
 	fio --eta=never --output="$tmp/fill.out" --name=fill --filename="$dev" \
-		--zonemode=zbd --offset=$(((nconv + $1) * zsec * 512)) \
+		--zonemode=zbd --offset=$(((seq0 + $1) * zsec * 512)) \
 		--size=$(($2 * zsec * 512)) --io_size="$3" \
 		"${big_write_qd8[@]}" >/dev/null 2>&1 ||
 		log "fill failed: $(tail -n 3 "$tmp/fill.out")"
@@ -521,8 +525,8 @@ tp_one() {
 	local m=$1 t=$2 run=$3 bytes abytes off aoff opts=() where=() kind=write
 	bytes=$((BENCH_MB << 20))
 	abytes=$((BENCH_APPEND_MB << 20))
-	off=$((nconv * zsec * 512))
-	aoff=$(((nconv + nfiles) * zsec * 512))
+	off=$((seq0 * zsec * 512))
+	aoff=$(((seq0 + nfiles) * zsec * 512))
 	case "${m#*.}" in
 	write_qd1) opts=("${big_write_qd1[@]}") ;;
 	write_qd8) opts=("${big_write_qd8[@]}") ;;

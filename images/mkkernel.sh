@@ -17,9 +17,6 @@
 #     bzImage, kver, modules/lib/modules/<kver>/, build/ (for M= builds)
 #   $KERNEL_CACHE/src-<version>/  the unpacked source, shared by all keys
 # A cache hit takes seconds. An interrupted build resumes where it stopped.
-# A new key of a source version already built starts from a copy of that
-# build's tree, so that make rebuilds only what the changed options touch
-# (kbuild tracks each object's options) instead of the whole kernel.
 # Our module is built from a copy of module/ and include/ in
 # images/out/kernel/module-<key>/, never in module/ (the stock kernel's).
 set -euo pipefail
@@ -167,28 +164,9 @@ build_module() {
 	tb_log "zonefs.ko for $(cat "$dir/kver"): $mdir/module/zonefs.ko"
 }
 
-# seed_build: start an unbuilt key from the newest finished build of the
-# same source version, if there is one.
-seed_build() {
-	local old t0
-	[ ! -e "$dir/build" ] || return 0
-	# shellcheck disable=SC2012 # our own directory names, newest first
-	old=$(ls -td "$KERNEL_CACHE/$srcver"-*/ok 2>/dev/null | head -n 1)
-	[ -n "$old" ] || return 0
-	old=${old%/ok}
-	t0=$(date +%s)
-	tb_log "seeding the build tree from ${old##*/} (make then rebuilds what the changed options touch)"
-	rm -rf "$dir/build.tmp"
-	cp -a --reflink=auto "$old/build" "$dir/build.tmp"
-	rm -f "$dir/build.tmp/.config.done"
-	mv "$dir/build.tmp" "$dir/build"
-	tb_log "seeded in $(($(date +%s) - t0)) s"
-}
-
 if [ -f "$dir/ok" ]; then
 	tb_log "debug kernel $(cat "$dir/kver") is cached: $dir"
 else
-	seed_build >&2
 	steps >&2
 fi
 [ "$dir" = "$link" ] || ln -sfn "$dir" "$link"

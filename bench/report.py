@@ -14,6 +14,23 @@ import os
 import statistics
 import sys
 
+# The throughput rows, the same on the ZBC disk (tp.*) and on ZNS (zns.*).
+TP_ROWS = [
+    ("write_qd1", "1 MiB O_DIRECT write, QD1", "MiB/s", "high",
+     [("raw_ratio_ge", 0.97), ("stock_ratio_ge", 1.0)]),
+    ("write_qd8", "1 MiB O_DIRECT write, QD8", "MiB/s", "high",
+     [("raw_ratio_ge", 0.97), ("stock_ratio_ge", 1.0)]),
+    ("read_qd1", "1 MiB O_DIRECT read, QD1", "MiB/s", "high",
+     [("raw_ratio_ge", 0.97), ("stock_ratio_ge", 1.0)]),
+    ("read_qd8", "1 MiB O_DIRECT read, QD8", "MiB/s", "high",
+     [("raw_ratio_ge", 0.97), ("stock_ratio_ge", 1.0)]),
+    ("read_buf", "1 MiB buffered read", "MiB/s", "high", [("stock_ratio_ge", 1.0)]),
+    ("append_qd1", "4 KiB O_DIRECT append+fsync, QD1", "IOPS", "high",
+     [("stock_ratio_ge", 1.0)]),
+    ("append_qd8", "4 KiB O_DIRECT append, QD8, fsync/8", "IOPS", "high",
+     [("stock_ratio_ge", 1.0)]),
+]
+
 # id, label, unit, better, goal. goal: (kind, value) pairs checked on ours.
 MEASURES = [
     ("scale", None, None, None, None),
@@ -41,36 +58,9 @@ MEASURES = [
     ("huge.mem_drop", "  ... after drop_caches", "B/zone", "low", [("abs_le", 40)]),
     ("huge.umount", "umount", "s", "low", None),
     ("tp", None, None, None, None),
-    ("tp.write_qd1", "1 MiB O_DIRECT write, QD1", "MiB/s", "high",
-     [("raw_ratio_ge", 0.97), ("stock_ratio_ge", 1.0)]),
-    ("tp.write_qd8", "1 MiB O_DIRECT write, QD8", "MiB/s", "high",
-     [("raw_ratio_ge", 0.97), ("stock_ratio_ge", 1.0)]),
-    ("tp.read_qd1", "1 MiB O_DIRECT read, QD1", "MiB/s", "high",
-     [("raw_ratio_ge", 0.97), ("stock_ratio_ge", 1.0)]),
-    ("tp.read_qd8", "1 MiB O_DIRECT read, QD8", "MiB/s", "high",
-     [("raw_ratio_ge", 0.97), ("stock_ratio_ge", 1.0)]),
-    ("tp.read_buf", "1 MiB buffered read", "MiB/s", "high",
-     [("stock_ratio_ge", 1.0)]),
-    ("tp.append_qd1", "4 KiB O_DIRECT append+fsync, QD1", "IOPS", "high",
-     [("stock_ratio_ge", 1.0)]),
-    ("tp.append_qd8", "4 KiB O_DIRECT append, QD8, fsync/8", "IOPS", "high",
-     [("stock_ratio_ge", 1.0)]),
+] + [(f"tp.{m}", *row) for m, *row in TP_ROWS] + [
     ("zns", None, None, None, None),
-    ("zns.write_qd1", "1 MiB O_DIRECT write, QD1", "MiB/s", "high",
-     [("raw_ratio_ge", 0.97), ("stock_ratio_ge", 1.0)]),
-    ("zns.write_qd8", "1 MiB O_DIRECT write, QD8", "MiB/s", "high",
-     [("raw_ratio_ge", 0.97), ("stock_ratio_ge", 1.0)]),
-    ("zns.read_qd1", "1 MiB O_DIRECT read, QD1", "MiB/s", "high",
-     [("raw_ratio_ge", 0.97), ("stock_ratio_ge", 1.0)]),
-    ("zns.read_qd8", "1 MiB O_DIRECT read, QD8", "MiB/s", "high",
-     [("raw_ratio_ge", 0.97), ("stock_ratio_ge", 1.0)]),
-    ("zns.read_buf", "1 MiB buffered read", "MiB/s", "high",
-     [("stock_ratio_ge", 1.0)]),
-    ("zns.append_qd1", "4 KiB O_DIRECT append+fsync, QD1", "IOPS", "high",
-     [("stock_ratio_ge", 1.0)]),
-    ("zns.append_qd8", "4 KiB O_DIRECT append, QD8, fsync/8", "IOPS", "high",
-     [("stock_ratio_ge", 1.0)]),
-]
+] + [(f"zns.{m}", *row) for m, *row in TP_ROWS]
 
 TARGETS = ("ours", "stock", "raw")
 

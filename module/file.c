@@ -624,6 +624,21 @@ static ssize_t zonefs_file_dio_write(struct kiocb *iocb, struct iov_iter *from)
 		inode_lock(inode);
 	}
 
+	/*
+	 * Without a scheduler that orders zone writes, writes queued back
+	 * to back can reach the device out of order (from different CPUs'
+	 * queues) and fail there: issue this one once the file's earlier
+	 * direct I/O is done.
+	 */
+	if (seq && !zonefs_bdev_orders_writes(inode->i_sb->s_bdev) &&
+	    atomic_read(&inode->i_dio_count)) {
+		if (iocb->ki_flags & IOCB_NOWAIT) {
+			ret = -EAGAIN;
+			goto inode_unlock;
+		}
+		inode_dio_wait(inode);
+	}
+
 	/* An earlier write failed: its recovery comes first. */
 	zonefs_recover_pending(inode);
 

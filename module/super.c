@@ -278,6 +278,9 @@ static int zonefs_fill_super(struct super_block *sb, struct fs_context *fc)
 
 	zonefs_close_open_zones(sb);
 
+	if (!zonefs_bdev_orders_writes(bdev))
+		zonefs_info(sb, "the I/O scheduler does not order zone writes: direct writes to a sequential file are sent one at a time (mq-deadline would queue them)\n");
+
 	ret = zonefs_make_root(sb);
 	if (ret)
 		return ret;

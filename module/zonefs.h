@@ -273,6 +273,19 @@ static inline bool zonefs_inode_is_seq(struct inode *inode)
 	return zonefs_zone_is_seq(zonefs_inode_zone(inode));
 }
 
+/*
+ * Whether the block layer delivers the writes queued to one zone in the
+ * order they were issued. Only an I/O scheduler with the zoned
+ * sequential-write feature (mq-deadline) does. On 6.1 only SCSI disks and
+ * null_blk require one: an NVMe ZNS namespace on a controller with
+ * several queues starts with none, and the user may set none anywhere.
+ * Any other scheduler on a zoned device is unsupported by the kernel.
+ */
+static inline bool zonefs_bdev_orders_writes(struct block_device *bdev)
+{
+	return READ_ONCE(bdev_get_queue(bdev)->elevator) != NULL;
+}
+
 /* Start sector of zone @zidx. */
 static inline sector_t zonefs_zone_start(struct zonefs_sb_info *sbi,
 					 unsigned int zidx)

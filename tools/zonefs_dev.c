@@ -490,19 +490,14 @@ static int zonefs_dev_erase(struct zonefs_dev *dev, bool verbose)
  * Reset every sequential zone with one BLKRESETZONE over the whole device:
  * the kernel sends it as one reset-all command (RESET WRITE POINTER with
  * ALL, a zone management send with select all), which leaves conventional
- * zones alone, instead of one command per zone. Only when every zone is
- * usable: the per-range path skips offline and read-only zones itself.
+ * zones alone, instead of one command per zone. The caller uses it only
+ * when every zone is usable: the per-range path skips offline and
+ * read-only zones itself.
  * Return: 0, or -errno when the device refused it (nothing said yet).
  */
 static int zonefs_dev_reset_all(struct zonefs_dev *dev, unsigned int total,
 				bool verbose)
 {
-	unsigned int i;
-
-	for (i = 0; i < dev->d_nr_zones; i++)
-		if (!zonefs_zone_is_usable(&dev->d_zones[i]))
-			return -EAGAIN;
-
 	if (verbose)
 		printf("Resetting %u sequential zones with one device-wide reset (sectors 0 +%llu)\n",
 		       total, (unsigned long long)(dev->d_size >> 9));
@@ -522,20 +517,26 @@ static int zonefs_dev_reset_all(struct zonefs_dev *dev, unsigned int total,
 static int zonefs_dev_reset_seq(struct zonefs_dev *dev, bool verbose)
 {
 	bool tty = isatty(STDOUT_FILENO);
+	bool all_usable = zonefs_zone_is_usable(&dev->d_zones[0]);
 	unsigned int i, first, total = 0, done = 0;
 	uint64_t sectors;
-	int ret;
+	int ret = -EAGAIN;
 
-	for (i = 1; i < dev->d_nr_zones; i++)
-		if (!zonefs_zone_is_cnv(&dev->d_zones[i]) &&
-		    zonefs_zone_is_usable(&dev->d_zones[i]))
+	for (i = 1; i < dev->d_nr_zones; i++) {
+		const struct blk_zone *z = &dev->d_zones[i];
+
+		if (!zonefs_zone_is_usable(z))
+			all_usable = false;
+		else if (!zonefs_zone_is_cnv(z))
 			total++;
+	}
 	if (!total)
 		return 0;
 	if (!tty || verbose)
 		printf("Resetting %u sequential zones\n", total);
 
-	ret = zonefs_dev_reset_all(dev, total, verbose);
+	if (all_usable)
+		ret = zonefs_dev_reset_all(dev, total, verbose);
 	if (!ret) {
 		printf("Reset %u sequential zones\n", total);
 		return 0;

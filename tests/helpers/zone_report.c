@@ -53,28 +53,36 @@ static int zone_report_count(const char *path)
 {
 	struct blk_zone_report *rep;
 	unsigned int nr;
-	int fd;
+	int fd, ret = 1;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || ioctl(fd, BLKGETNRZONES, &nr) < 0) {
+	if (fd < 0) {
 		fprintf(stderr, "zone_report: %s: %s\n", path, strerror(errno));
 		return 1;
+	}
+	if (ioctl(fd, BLKGETNRZONES, &nr) < 0) {
+		fprintf(stderr, "zone_report: %s: BLKGETNRZONES: %s\n", path,
+			strerror(errno));
+		goto close_fd;
 	}
 	rep = calloc(1, sizeof(*rep) + (size_t)nr * sizeof(struct blk_zone));
 	if (!rep) {
 		fprintf(stderr, "zone_report: out of memory\n");
-		return 1;
+		goto close_fd;
 	}
 	rep->nr_zones = nr;
 	if (ioctl(fd, BLKREPORTZONE, rep) < 0) {
 		fprintf(stderr, "zone_report: %s: BLKREPORTZONE: %s\n", path,
 			strerror(errno));
-		return 1;
+		goto free_rep;
 	}
 	printf("%u\n", rep->nr_zones);
+	ret = 0;
+free_rep:
 	free(rep);
+close_fd:
 	close(fd);
-	return 0;
+	return ret;
 }
 
 int main(int argc, char **argv)

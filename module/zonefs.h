@@ -279,7 +279,8 @@ static inline bool zonefs_inode_is_seq(struct inode *inode)
  * sequential-write feature (mq-deadline) does. On 6.1 only SCSI disks and
  * null_blk require one: an NVMe ZNS namespace on a controller with
  * several queues starts with none, and the user may set none anywhere.
- * Any other scheduler on a zoned device is unsupported by the kernel.
+ * kyber and bfq do not order zone writes either, but cannot be told from
+ * mq-deadline here.
  */
 static inline bool zonefs_bdev_orders_writes(struct block_device *bdev)
 {

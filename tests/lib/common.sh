@@ -106,6 +106,18 @@ _zonefs_umount() {
 	fi
 }
 
+# _kmsg_mark: log a marker line in the kernel log and print it.
+_kmsg_mark() {
+	local m="zonefs-test-$RANDOM-$SECONDS"
+	echo "$m" >/dev/kmsg
+	echo "$m"
+}
+
+# _kmsg_since MARK: zonefs kernel lines logged after the line MARK.
+_kmsg_since() {
+	dmesg | sed -n "\\|$1|,\$p" | grep 'zonefs (' || true
+}
+
 # _expect_eq WHAT EXPECTED ACTUAL
 _expect_eq() {
 	[ "$2" = "$3" ] || _fail "$1: expected '$2', got '$3'"

@@ -197,9 +197,15 @@ static int zonefs_file_truncate(struct inode *inode, loff_t isize)
 	if (ret)
 		goto unlock;
 
+	/*
+	 * A FINISH needs an active zone slot: at the device's limit it is
+	 * refused (EOVERFLOW), the zone is as it was and the caller gets
+	 * the errno. Only a failure of the device applies errors=.
+	 */
 	ret = zonefs_zone_mgmt(inode, op);
 	if (ret) {
-		zonefs_handle_error(inode, ZONEFS_ERR_DEVICE);
+		if (!zonefs_error_is_resource(ret))
+			zonefs_handle_error(inode, ZONEFS_ERR_DEVICE);
 		goto unlock;
 	}
 
@@ -301,15 +307,16 @@ static int zonefs_file_setattr(struct user_namespace *mnt_userns,
 	if (ret)
 		return ret;
 
+	/* Before the zone changes: nothing may fail after a reset. */
+	ret = zonefs_get_attr(inode);
+	if (ret)
+		return ret;
+
 	if (iattr->ia_valid & ATTR_SIZE) {
 		ret = zonefs_file_truncate(inode, iattr->ia_size);
 		if (ret)
 			return ret;
 	}
-
-	ret = zonefs_get_attr(inode);
-	if (ret)
-		return ret;
 
 	setattr_copy(mnt_userns, inode, iattr);
 	zonefs_file_save_attr(inode);
@@ -388,41 +395,53 @@ void zonefs_file_init(struct inode *inode)
 
 /*
  * Errors a direct I/O can complete with although the device never failed
- * it: a user page that cannot be pinned (EFAULT), a buffer the block layer
- * finds misaligned (EINVAL: checked before the I/O starts, so only if the
- * device's limits changed meanwhile), no block layer resource (ENOMEM), a
- * non-blocking I/O that would have had to wait (EAGAIN), or a device out
- * of open or active zones (ETOOMANYREFS, EOVERFLOW), which refuses the
- * write and keeps the zone as it was: any writer of a fresh file could
- * cause those, so they must not apply errors= either.
+ * it, caused by the caller: a user page that cannot be pinned (EFAULT), a
+ * buffer the block layer finds misaligned (EINVAL: checked before the I/O
+ * starts, so only if the device's limits changed meanwhile), no block
+ * layer resource (ENOMEM), or a non-blocking I/O that would have had to
+ * wait (EAGAIN). Any writer could cause those: they apply no errors=.
  */
-static bool zonefs_error_is_local(int error)
+static bool zonefs_error_is_fault(int error)
 {
 	switch (error) {
 	case -EFAULT:
 	case -EINVAL:
 	case -ENOMEM:
 	case -EAGAIN:
-	case -ETOOMANYREFS:
-	case -EOVERFLOW:
 		return true;
 	default:
 		return false;
 	}
 }
 
+/* The errors of a direct I/O that are not the device failing. */
+static bool zonefs_error_is_local(int error)
+{
+	return zonefs_error_is_fault(error) || zonefs_error_is_resource(error);
+}
+
 /*
  * A direct I/O must be block aligned, and its buffer must meet the
- * device's DMA alignment. Checked before anything is reserved or sent, so
- * that a misaligned I/O is the caller's EINVAL and never looks like a
- * device error.
+ * device's DMA alignment. A write to a sequential file also needs every
+ * segment of its buffer aligned to the block, which is the zone write
+ * granularity: the block layer cuts a request wherever the buffer's
+ * segments and the queue's limits say, at any logical block, and on a 512e
+ * disk a request that ends inside a physical block fails at the device.
+ * Pinned user pages are whole pages, so a write from a block-aligned
+ * buffer that faults part way still sends whole blocks. Checked before
+ * anything is reserved or sent, so that a misaligned I/O is the caller's
+ * EINVAL and never looks like a device error.
  */
-static bool zonefs_dio_is_aligned(struct kiocb *iocb, struct iov_iter *iter)
+static bool zonefs_dio_is_aligned(struct kiocb *iocb, struct iov_iter *iter,
+				  bool seq_write)
 {
 	struct super_block *sb = file_inode(iocb->ki_filp)->i_sb;
 
-	return !((iocb->ki_pos | iov_iter_count(iter)) & (sb->s_blocksize - 1)) &&
-	       bdev_iter_is_aligned(sb->s_bdev, iter);
+	if ((iocb->ki_pos | iov_iter_count(iter)) & (sb->s_blocksize - 1))
+		return false;
+	if (seq_write)
+		return !(iov_iter_alignment(iter) & (sb->s_blocksize - 1));
+	return bdev_iter_is_aligned(sb->s_bdev, iter);
 }
 
 /*
@@ -433,9 +452,11 @@ static bool zonefs_dio_is_aligned(struct kiocb *iocb, struct iov_iter *iter)
 static int zonefs_read_dio_end_io(struct kiocb *iocb, ssize_t size,
 				  int error, unsigned int flags)
 {
+	/* A non-blocking read leaves the recovery to the work queue. */
 	if (error && !zonefs_error_is_local(error))
-		zonefs_note_error(iocb->ki_filp, ZONEFS_ERR_READ,
-				  is_sync_kiocb(iocb));
+		zonefs_note_error(file_inode(iocb->ki_filp), ZONEFS_ERR_READ,
+				  is_sync_kiocb(iocb) &&
+				  !(iocb->ki_flags & IOCB_NOWAIT));
 
 	return error;
 }
@@ -463,7 +484,7 @@ static ssize_t zonefs_file_dio_read(struct kiocb *iocb, struct iov_iter *to)
 		goto inode_unlock;
 	}
 	iov_iter_truncate(to, isize - iocb->ki_pos);
-	if (!zonefs_dio_is_aligned(iocb, to)) {
+	if (!zonefs_dio_is_aligned(iocb, to, false)) {
 		ret = -EINVAL;
 		goto inode_unlock;
 	}
@@ -473,8 +494,8 @@ static ssize_t zonefs_file_dio_read(struct kiocb *iocb, struct iov_iter *to)
 inode_unlock:
 	inode_unlock_shared(inode);
 
-	/* A synchronous read that failed recovers now. */
-	if (ret != -EIOCBQUEUED &&
+	/* A synchronous read that failed recovers now, unless it must not wait. */
+	if (ret != -EIOCBQUEUED && !(iocb->ki_flags & IOCB_NOWAIT) &&
 	    test_bit(ZONEFS_RECOVERY_PENDING, &ZONEFS_I(inode)->i_recovery))
 		zonefs_io_error(inode, ZONEFS_ERR_CHECK);
 
@@ -496,8 +517,10 @@ static ssize_t zonefs_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
 		return zonefs_file_dio_read(iocb, to);
 
 	ret = generic_file_read_iter(iocb, to);
-	/* A zone that fails a read may have gone bad: look. */
-	if (ret == -EIO)
+	/* A zone that fails a read may have gone bad: look, or have it looked at. */
+	if (ret == -EIO && (iocb->ki_flags & IOCB_NOWAIT))
+		zonefs_note_error(inode, ZONEFS_ERR_READ, false);
+	else if (ret == -EIO)
 		zonefs_io_error(inode, ZONEFS_ERR_READ);
 
 	return ret;
@@ -507,8 +530,9 @@ static ssize_t zonefs_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
  * Checks common to every write. An append to a sequential file goes to
  * the write pointer as issued, which is ahead of the size while writes are
  * in flight. A write is cut at the capacity, at RLIMIT_FSIZE (beyond which
- * it fails with EFBIG and SIGXFSZ) and, without O_LARGEFILE, at the last
- * block below 2 GiB.
+ * it fails with EFBIG and SIGXFSZ; for a direct write, which is in whole
+ * blocks, the limit is the last block boundary at or below it) and,
+ * without O_LARGEFILE, at the last block below 2 GiB.
  *
  * Return: the number of bytes to write, 0, or -errno.
  */
@@ -543,6 +567,8 @@ static ssize_t zonefs_write_checks(struct kiocb *iocb, struct iov_iter *from)
 	}
 
 	if (limit != RLIM_INFINITY) {
+		if (iocb->ki_flags & IOCB_DIRECT)
+			limit = round_down(limit, inode->i_sb->s_blocksize);
 		if (iocb->ki_pos >= limit) {
 			send_sig(SIGXFSZ, current, 0);
 			return -EFBIG;
@@ -577,10 +603,10 @@ static int zonefs_write_dio_end_io(struct kiocb *iocb, ssize_t size,
 
 	if (error) {
 		if (!local)
-			zonefs_note_error(iocb->ki_filp, ZONEFS_ERR_DEVICE,
+			zonefs_note_error(inode, ZONEFS_ERR_DEVICE,
 					  is_sync_kiocb(iocb));
 		else if (size)
-			zonefs_note_error(iocb->ki_filp, ZONEFS_ERR_LOCAL,
+			zonefs_note_error(inode, ZONEFS_ERR_LOCAL,
 					  is_sync_kiocb(iocb));
 	} else if (size && zonefs_inode_is_seq(inode)) {
 		mutex_lock(&zi->i_truncate_mutex);
@@ -595,9 +621,209 @@ static int zonefs_write_dio_end_io(struct kiocb *iocb, ssize_t size,
 	return error;
 }
 
+/*
+ * Each write bio carries its inode, so that its completion can tell a
+ * refusal for want of zone resources from a device failure.
+ */
+struct zonefs_dio_bio {
+	struct inode	*inode;
+	struct bio	bio;	/* last: the bio_set's front pad is the rest */
+};
+
+static struct bio_set zonefs_dio_bio_set;
+
+/*
+ * A device out of open or active zones refuses the first request it
+ * cannot take (ETOOMANYREFS, EOVERFLOW) and changes nothing; the requests
+ * of the file that follow it (the rest of a write the block layer split,
+ * the writes queued behind) then fail because they no longer start at the
+ * write pointer. Those failures are the refusal's: they complete with its
+ * status, so that the caller gets the resource errno and no errors=
+ * policy applies. The recovery, which runs before the file's next write
+ * is issued, checks that the device's write pointer is between the size
+ * and the end of the writes issued, and clears the state.
+ */
+static void zonefs_write_bio_status(struct bio *bio)
+{
+	struct zonefs_dio_bio *zb = container_of(bio, struct zonefs_dio_bio, bio);
+	struct zonefs_inode_info *zi = ZONEFS_I(zb->inode);
+	int error = blk_status_to_errno(bio->bi_status);
+
+	if (zonefs_error_is_resource(error)) {
+		if (!test_bit(ZONEFS_RECOVERY_REFUSED, &zi->i_recovery)) {
+			WRITE_ONCE(zi->i_refused_status, bio->bi_status);
+			set_bit(ZONEFS_RECOVERY_REFUSED, &zi->i_recovery);
+		}
+	} else if (error && test_bit(ZONEFS_RECOVERY_REFUSED, &zi->i_recovery)) {
+		bio->bi_status = READ_ONCE(zi->i_refused_status);
+	}
+}
+
+/* Write bio completion, in any context. */
+static void zonefs_write_bio_end_io(struct bio *bio)
+{
+	zonefs_write_bio_status(bio);
+	iomap_dio_bio_end_io(bio);
+}
+
+/*
+ * Completion of the first block of a write to an empty zone, sent ahead
+ * of the rest of its bio (zonefs_write_submit_io()), in any context: it
+ * completes into that bio as a chained bio does.
+ */
+static void zonefs_write_first_end_io(struct bio *bio)
+{
+	struct bio *parent = bio->bi_private;
+
+	zonefs_write_bio_status(bio);
+	if (bio->bi_status && !parent->bi_status)
+		parent->bi_status = bio->bi_status;
+	bio_put(bio);
+	bio_endio(parent);
+}
+
+/*
+ * The block layer may cut a bio into several requests, and the status of
+ * the bio is then that of its last failed request, which hides a refusal
+ * of the first one. A write to an empty zone is the one that needs an
+ * active slot, so on a device with open or active zone limits, its first
+ * block goes as a bio of its own, which the block layer cannot cut: its
+ * completion sees the device's own answer before the rest of the write
+ * reaches the device (with mq-deadline, one write per zone at a time).
+ * Without a scheduler, a write is sent one request at a time already.
+ */
+static void zonefs_write_submit_io(const struct iomap_iter *iter,
+				   struct bio *bio, loff_t file_offset)
+{
+	struct inode *inode = iter->inode;
+	struct zonefs_sb_info *sbi = ZONEFS_SB(inode->i_sb);
+	unsigned int first = inode->i_sb->s_blocksize >> SECTOR_SHIFT;
+	struct bio *split;
+
+	container_of(bio, struct zonefs_dio_bio, bio)->inode = inode;
+	bio->bi_end_io = zonefs_write_bio_end_io;
+
+	if (file_offset == 0 && zonefs_inode_is_seq(inode) &&
+	    (sbi->s_max_active_seq_files || sbi->s_max_wro_seq_files) &&
+	    zonefs_bdev_has_elevator(inode->i_sb->s_bdev) &&
+	    bio_sectors(bio) > first) {
+		bio_clear_polled(bio);
+		split = bio_split(bio, first, GFP_NOIO, &zonefs_dio_bio_set);
+		if (split) {
+			container_of(split, struct zonefs_dio_bio, bio)->inode = inode;
+			split->bi_private = bio;
+			split->bi_end_io = zonefs_write_first_end_io;
+			bio_inc_remaining(bio);
+			submit_bio(split);
+		}
+	}
+
+	submit_bio(bio);
+}
+
 static const struct iomap_dio_ops zonefs_write_dio_ops = {
 	.end_io		= zonefs_write_dio_end_io,
+	.submit_io	= zonefs_write_submit_io,
+	.bio_set	= &zonefs_dio_bio_set,
 };
+
+int zonefs_dio_init(void)
+{
+	return bioset_init(&zonefs_dio_bio_set, BIO_POOL_SIZE,
+			   offsetof(struct zonefs_dio_bio, bio),
+			   BIOSET_NEED_BVECS);
+}
+
+void zonefs_dio_exit(void)
+{
+	bioset_exit(&zonefs_dio_bio_set);
+}
+
+/*
+ * Move the issued write pointer of a sequential file past a write of @len
+ * bytes at @pos, before the write is submitted: the write must start
+ * there, and the next one will start where this one ends.
+ */
+static int zonefs_reserve_wp(struct inode *inode, loff_t pos, size_t len)
+{
+	struct zonefs_inode_info *zi = ZONEFS_I(inode);
+	int ret = 0;
+
+	mutex_lock(&zi->i_truncate_mutex);
+	if (pos == zi->i_wpoffset)
+		zi->i_wpoffset += len;
+	else
+		ret = -EINVAL;
+	mutex_unlock(&zi->i_truncate_mutex);
+
+	return ret;
+}
+
+/*
+ * The largest piece of a direct write that the block layer sends as one
+ * request: within the queue's largest request and its segment count (a
+ * segment per page at most, the buffer's segments being block aligned),
+ * and within one bio. A buffer that is not page aligned may be cut at a
+ * page boundary (a virtual boundary): then one block at a time.
+ */
+static size_t zonefs_request_bytes(struct inode *inode, struct iov_iter *from)
+{
+	struct super_block *sb = inode->i_sb;
+	struct request_queue *q = bdev_get_queue(sb->s_bdev);
+	size_t seg = min_t(size_t, queue_max_segment_size(q), PAGE_SIZE);
+	size_t max;
+
+	if (iov_iter_alignment(from) & ~PAGE_MASK)
+		return sb->s_blocksize;
+	max = min3((size_t)queue_max_sectors(q) << SECTOR_SHIFT,
+		   (size_t)queue_max_segments(q) * seg,
+		   (size_t)BIO_MAX_VECS << PAGE_SHIFT);
+	return max_t(size_t, round_down(max, sb->s_blocksize), sb->s_blocksize);
+}
+
+/*
+ * Without an I/O scheduler that orders zone writes (none, NVMe's default;
+ * a bio-based device, whose scheduler is below it), requests queued to
+ * one zone can reach the device out of order: the requests of one write
+ * leave from a plug that is flushed in part when the submitter sleeps,
+ * or from another CPU's queue, and a requeued request goes behind later
+ * ones. One request at a time per zone cannot be reordered: the write is
+ * sent in pieces that each fit one request, each waited for before the
+ * next is sent, whether the caller is synchronous or not.
+ *
+ * Return: the bytes written, or -errno if none were.
+ */
+static ssize_t zonefs_dio_write_pieces(struct kiocb *iocb,
+				       struct iov_iter *from, loff_t *end)
+{
+	struct inode *inode = file_inode(iocb->ki_filp);
+	size_t max = zonefs_request_bytes(inode, from);
+	ssize_t ret = 0, done = 0;
+
+	while (iov_iter_count(from)) {
+		size_t piece = min(iov_iter_count(from), max);
+		size_t rest = iov_iter_count(from) - piece;
+
+		ret = zonefs_reserve_wp(inode, iocb->ki_pos, piece);
+		if (ret)
+			break;
+		*end = iocb->ki_pos + piece;
+		iov_iter_truncate(from, piece);
+		ret = iomap_dio_rw(iocb, from, &zonefs_iomap_ops,
+				   &zonefs_write_dio_ops,
+				   IOMAP_DIO_PARTIAL | IOMAP_DIO_FORCE_WAIT,
+				   NULL, 0);
+		iov_iter_reexpand(from, iov_iter_count(from) + rest);
+		if (ret > 0)
+			done += ret;
+		if (ret < (ssize_t)piece ||
+		    test_bit(ZONEFS_RECOVERY_PENDING,
+			     &ZONEFS_I(inode)->i_recovery))
+			break;
+	}
+
+	return done ? done : ret;
+}
 
 static ssize_t zonefs_file_dio_write(struct kiocb *iocb, struct iov_iter *from)
 {
@@ -606,7 +832,7 @@ static ssize_t zonefs_file_dio_write(struct kiocb *iocb, struct iov_iter *from)
 	bool seq = zonefs_inode_is_seq(inode);
 	size_t count;
 	ssize_t ret;
-	loff_t pos;
+	loff_t pos, end;
 
 	/*
 	 * An asynchronous write that could not wait would be retried later,
@@ -625,12 +851,11 @@ static ssize_t zonefs_file_dio_write(struct kiocb *iocb, struct iov_iter *from)
 	}
 
 	/*
-	 * Without a scheduler that orders zone writes, writes queued back
-	 * to back can reach the device out of order (from different CPUs'
-	 * queues) and fail there: issue this one once the file's earlier
-	 * direct I/O is done.
+	 * Without a scheduler that orders zone writes, a write is sent one
+	 * request at a time (zonefs_dio_write_pieces()), once the file's
+	 * earlier direct I/O is done.
 	 */
-	if (seq && !zonefs_bdev_orders_writes(inode->i_sb->s_bdev) &&
+	if (seq && !zonefs_bdev_has_elevator(inode->i_sb->s_bdev) &&
 	    atomic_read(&inode->i_dio_count)) {
 		if (iocb->ki_flags & IOCB_NOWAIT) {
 			ret = -EAGAIN;
@@ -639,8 +864,14 @@ static ssize_t zonefs_file_dio_write(struct kiocb *iocb, struct iov_iter *from)
 		inode_dio_wait(inode);
 	}
 
-	/* An earlier write failed: its recovery comes first. */
-	zonefs_recover_pending(inode);
+	/* An earlier write failed: its recovery, which may sleep, comes first. */
+	if (test_bit(ZONEFS_RECOVERY_PENDING, &zi->i_recovery)) {
+		if (iocb->ki_flags & IOCB_NOWAIT) {
+			ret = -EAGAIN;
+			goto inode_unlock;
+		}
+		zonefs_recover(inode, ZONEFS_ERR_CHECK);
+	}
 
 	ret = zonefs_write_checks(iocb, from);
 	if (ret <= 0)
@@ -648,42 +879,41 @@ static ssize_t zonefs_file_dio_write(struct kiocb *iocb, struct iov_iter *from)
 	count = ret;
 	pos = iocb->ki_pos;
 
-	if (!zonefs_dio_is_aligned(iocb, from)) {
+	if (!zonefs_dio_is_aligned(iocb, from, seq)) {
 		ret = -EINVAL;
 		goto inode_unlock;
 	}
 
-	ret = file_modified(iocb->ki_filp);
+	ret = kiocb_modified(iocb);
 	if (ret)
 		goto inode_unlock;
 
-	if (seq) {
-		/*
-		 * The write must start at the write pointer as issued, and
-		 * the next one will start where this one ends: move the
-		 * issued write pointer now, before the I/O is submitted.
-		 */
-		mutex_lock(&zi->i_truncate_mutex);
-		if (pos != zi->i_wpoffset) {
-			mutex_unlock(&zi->i_truncate_mutex);
-			ret = -EINVAL;
-			goto inode_unlock;
+	end = pos + count;
+	if (seq && !zonefs_bdev_has_elevator(inode->i_sb->s_bdev)) {
+		ret = zonefs_dio_write_pieces(iocb, from, &end);
+	} else {
+		if (seq) {
+			ret = zonefs_reserve_wp(inode, pos, count);
+			if (ret)
+				goto inode_unlock;
 		}
-		zi->i_wpoffset += count;
-		mutex_unlock(&zi->i_truncate_mutex);
+		/*
+		 * IOMAP_DIO_PARTIAL: a user page that faults part way ends
+		 * the write there, synchronously, as a short write of what
+		 * reached the device.
+		 */
+		ret = iomap_dio_rw(iocb, from, &zonefs_iomap_ops,
+				   &zonefs_write_dio_ops, IOMAP_DIO_PARTIAL,
+				   NULL, 0);
+		if (ret == -EIOCBQUEUED)
+			goto inode_unlock;
 	}
 
-	/*
-	 * IOMAP_DIO_PARTIAL: a user page that faults part way ends the write
-	 * there, synchronously, as a short write of what reached the device.
-	 */
-	ret = iomap_dio_rw(iocb, from, &zonefs_iomap_ops, &zonefs_write_dio_ops,
-			   IOMAP_DIO_PARTIAL, NULL, 0);
-	if (ret == -EIOCBQUEUED)
-		goto inode_unlock;
-
 	if (test_bit(ZONEFS_RECOVERY_PENDING, &zi->i_recovery)) {
-		/* This write, or one in flight before it, failed. */
+		/*
+		 * This write, or an I/O in flight before it, failed: the
+		 * recovery also gives back what this write reserved.
+		 */
 		zonefs_recover(inode, ZONEFS_ERR_CHECK);
 	} else if (seq && ret < (ssize_t)count) {
 		/*
@@ -693,7 +923,7 @@ static ssize_t zonefs_file_dio_write(struct kiocb *iocb, struct iov_iter *from)
 		 * lock is held.
 		 */
 		mutex_lock(&zi->i_truncate_mutex);
-		if (zi->i_wpoffset == pos + count)
+		if (zi->i_wpoffset == end)
 			zi->i_wpoffset = max(pos + max_t(ssize_t, ret, 0),
 					     i_size_read(inode));
 		mutex_unlock(&zi->i_truncate_mutex);
@@ -827,7 +1057,7 @@ static int zonefs_file_fsync(struct file *file, loff_t start, loff_t end,
 	 * recovery, which takes that lock, is queued.
 	 */
 	if (ret)
-		zonefs_note_error(file, ZONEFS_ERR_DEVICE, false);
+		zonefs_note_error(inode, ZONEFS_ERR_DEVICE, false);
 
 	return ret;
 }
@@ -852,7 +1082,7 @@ static int zonefs_seq_file_write_open(struct inode *inode)
 		goto count_ref;
 
 	wro = atomic_inc_return(&sbi->s_wro_seq_files);
-	if (!(sbi->s_mount_opts & ZONEFS_MNTOPT_EXPLICIT_OPEN) ||
+	if (!(READ_ONCE(sbi->s_mount_opts) & ZONEFS_MNTOPT_EXPLICIT_OPEN) ||
 	    (z->z_flags & (ZONEFS_ZONE_OFFLINE | ZONEFS_ZONE_READONLY |
 			   ZONEFS_ZONE_RO_MOUNT)))
 		goto count_ref;
@@ -896,23 +1126,16 @@ static void zonefs_seq_file_write_close(struct inode *inode)
 		goto unlock;
 
 	/*
-	 * A zone still flagged open is good and not full: a zone that filled
-	 * up, or that an error took away, gave its open slot back already.
-	 * An empty zone is reset after its CLOSE: a ZNS device keeps a
-	 * closed empty zone active, the reset gives that slot back too.
+	 * A zone still flagged open is held open by this module: a zone that
+	 * filled up, or that an error took away, gave its open slot back
+	 * already. One that cannot be closed keeps its flag and its count.
 	 */
 	if (z->z_flags & ZONEFS_ZONE_OPEN) {
-		bool empty = !i_size_read(inode);
+		bool closed = zonefs_zone_close_explicit(inode);
 
-		z->z_flags &= ~ZONEFS_ZONE_OPEN;
-		if (zonefs_zone_mgmt(inode, REQ_OP_ZONE_CLOSE) ||
-		    (empty && zonefs_zone_mgmt(inode, REQ_OP_ZONE_RESET))) {
-			zonefs_handle_error(inode, ZONEFS_ERR_READ);
-		} else {
-			z->z_cond = empty ? BLK_ZONE_COND_EMPTY :
-					    BLK_ZONE_COND_CLOSED;
-		}
 		zonefs_zone_update_active(sb, zi->i_zidx);
+		if (!closed)
+			goto unlock;
 	}
 	atomic_dec(&ZONEFS_SB(sb)->s_wro_seq_files);
 

@@ -25,9 +25,11 @@ static struct kmem_cache *zonefs_inode_cachep;
 /**
  * struct zonefs_context - mount options being parsed
  * @c_mount_opts:	ZONEFS_MNTOPT_* bits
+ * @c_errors:		enum zonefs_errors
  */
 struct zonefs_context {
-	unsigned int	c_mount_opts;
+	unsigned int		c_mount_opts;
+	enum zonefs_errors	c_errors;
 };
 
 static struct inode *zonefs_alloc_inode(struct super_block *sb)
@@ -44,7 +46,7 @@ static struct inode *zonefs_alloc_inode(struct super_block *sb)
 	zi->i_wpoffset = 0;
 	zi->i_wr_refcnt = 0;
 	zi->i_recovery = 0;
-	zi->i_recovery_file = NULL;
+	zi->i_refused_status = BLK_STS_OK;
 
 	return &zi->i_vnode;
 }
@@ -88,14 +90,14 @@ static int zonefs_statfs(struct dentry *dentry, struct kstatfs *buf)
 	return 0;
 }
 
-static const char *zonefs_errors_name(unsigned int opts)
+static const char *zonefs_errors_name(enum zonefs_errors errors)
 {
-	switch (opts & ZONEFS_MNTOPT_ERRORS_MASK) {
-	case ZONEFS_MNTOPT_ERRORS_ZRO:
+	switch (errors) {
+	case ZONEFS_ERRORS_ZONE_RO:
 		return "zone-ro";
-	case ZONEFS_MNTOPT_ERRORS_ZOL:
+	case ZONEFS_ERRORS_ZONE_OFFLINE:
 		return "zone-offline";
-	case ZONEFS_MNTOPT_ERRORS_REPAIR:
+	case ZONEFS_ERRORS_REPAIR:
 		return "repair";
 	default:
 		return "remount-ro";
@@ -105,12 +107,11 @@ static const char *zonefs_errors_name(unsigned int opts)
 static int zonefs_show_options(struct seq_file *seq, struct dentry *root)
 {
 	struct zonefs_sb_info *sbi = ZONEFS_SB(root->d_sb);
+	enum zonefs_errors errors = READ_ONCE(sbi->s_errors);
 
-	if ((sbi->s_mount_opts & ZONEFS_MNTOPT_ERRORS_MASK) !=
-	    ZONEFS_MNTOPT_ERRORS_RO)
-		seq_printf(seq, ",errors=%s",
-			   zonefs_errors_name(sbi->s_mount_opts));
-	if (sbi->s_mount_opts & ZONEFS_MNTOPT_EXPLICIT_OPEN)
+	if (errors != ZONEFS_ERRORS_RO)
+		seq_printf(seq, ",errors=%s", zonefs_errors_name(errors));
+	if (READ_ONCE(sbi->s_mount_opts) & ZONEFS_MNTOPT_EXPLICIT_OPEN)
 		seq_puts(seq, ",explicit-open");
 
 	return 0;
@@ -243,6 +244,7 @@ static int zonefs_fill_super(struct super_block *sb, struct fs_context *fc)
 		return -ENOMEM;
 	sb->s_fs_info = sbi;
 	sbi->s_mount_opts = ctx->c_mount_opts;
+	sbi->s_errors = ctx->c_errors;
 	xa_init(&sbi->s_attrs);
 	atomic64_set(&sbi->s_used_blocks, 0);
 	atomic_set(&sbi->s_wro_seq_files, 0);
@@ -278,8 +280,10 @@ static int zonefs_fill_super(struct super_block *sb, struct fs_context *fc)
 
 	zonefs_close_open_zones(sb);
 
-	if (!zonefs_bdev_orders_writes(bdev))
-		zonefs_info(sb, "the I/O scheduler does not order zone writes: direct writes to a sequential file are sent one at a time (mq-deadline would queue them)\n");
+	if (!zonefs_bdev_has_elevator(bdev))
+		zonefs_info(sb, "the I/O scheduler does not order zone writes: direct writes to a sequential file are sent one request at a time%s\n",
+			    queue_is_mq(bdev_get_queue(bdev)) ?
+			    " (mq-deadline would queue them)" : "");
 
 	ret = zonefs_make_root(sb);
 	if (ret)
@@ -299,7 +303,8 @@ static int zonefs_reconfigure(struct fs_context *fc)
 	struct super_block *sb = fc->root->d_sb;
 
 	sync_filesystem(sb);
-	ZONEFS_SB(sb)->s_mount_opts = ctx->c_mount_opts;
+	WRITE_ONCE(ZONEFS_SB(sb)->s_mount_opts, ctx->c_mount_opts);
+	WRITE_ONCE(ZONEFS_SB(sb)->s_errors, ctx->c_errors);
 
 	return 0;
 }
@@ -310,10 +315,10 @@ enum {
 };
 
 static const struct constant_table zonefs_param_errors[] = {
-	{ "remount-ro",		ZONEFS_MNTOPT_ERRORS_RO },
-	{ "zone-ro",		ZONEFS_MNTOPT_ERRORS_ZRO },
-	{ "zone-offline",	ZONEFS_MNTOPT_ERRORS_ZOL },
-	{ "repair",		ZONEFS_MNTOPT_ERRORS_REPAIR },
+	{ "remount-ro",		ZONEFS_ERRORS_RO },
+	{ "zone-ro",		ZONEFS_ERRORS_ZONE_RO },
+	{ "zone-offline",	ZONEFS_ERRORS_ZONE_OFFLINE },
+	{ "repair",		ZONEFS_ERRORS_REPAIR },
 	{}
 };
 
@@ -336,8 +341,7 @@ static int zonefs_parse_param(struct fs_context *fc,
 
 	switch (opt) {
 	case ZONEFS_OPT_ERRORS:
-		ctx->c_mount_opts &= ~ZONEFS_MNTOPT_ERRORS_MASK;
-		ctx->c_mount_opts |= result.uint_32;
+		ctx->c_errors = result.uint_32;
 		break;
 	case ZONEFS_OPT_EXPLICIT_OPEN:
 		ctx->c_mount_opts |= ZONEFS_MNTOPT_EXPLICIT_OPEN;
@@ -368,7 +372,8 @@ static int zonefs_init_fs_context(struct fs_context *fc)
 	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
 	if (!ctx)
 		return -ENOMEM;
-	ctx->c_mount_opts = ZONEFS_MNTOPT_DEFAULT;
+	ctx->c_mount_opts = 0;
+	ctx->c_errors = ZONEFS_ERRORS_RO;
 	fc->fs_private = ctx;
 	fc->ops = &zonefs_context_ops;
 
@@ -396,6 +401,8 @@ static void zonefs_kill_sb(struct super_block *sb)
 	if (sbi)
 		zonefs_sysfs_unregister(sb);
 
+	/* A queued recovery holds an inode: let it run first. */
+	zonefs_recovery_flush();
 	kill_block_super(sb);
 
 	if (sbi) {
@@ -441,9 +448,13 @@ static int __init zonefs_init(void)
 	if (ret)
 		goto destroy_inodecache;
 
-	ret = zonefs_sysfs_init();
+	ret = zonefs_dio_init();
 	if (ret)
 		goto recovery_exit;
+
+	ret = zonefs_sysfs_init();
+	if (ret)
+		goto dio_exit;
 
 	ret = register_filesystem(&zonefs_type);
 	if (ret)
@@ -453,6 +464,8 @@ static int __init zonefs_init(void)
 
 sysfs_exit:
 	zonefs_sysfs_exit();
+dio_exit:
+	zonefs_dio_exit();
 recovery_exit:
 	zonefs_recovery_exit();
 destroy_inodecache:
@@ -464,6 +477,7 @@ static void __exit zonefs_exit(void)
 {
 	unregister_filesystem(&zonefs_type);
 	zonefs_sysfs_exit();
+	zonefs_dio_exit();
 	zonefs_recovery_exit();
 	/* Inodes are freed after an RCU grace period: wait for them. */
 	rcu_barrier();

@@ -16,7 +16,16 @@
 
 #include "zonefs.h"
 
-/* Decoded by trace-cmd and perf as well as by the kernel. */
+/*
+ * Decoded by trace-cmd and perf as well as by the kernel: the REQ_OP_ZONE_*
+ * values are enum constants, which the format file only shows as numbers
+ * once they are exported here.
+ */
+TRACE_DEFINE_ENUM(REQ_OP_ZONE_RESET);
+TRACE_DEFINE_ENUM(REQ_OP_ZONE_OPEN);
+TRACE_DEFINE_ENUM(REQ_OP_ZONE_CLOSE);
+TRACE_DEFINE_ENUM(REQ_OP_ZONE_FINISH);
+
 #define zonefs_show_zone_op(op)					\
 	__print_symbolic(op,					\
 		{ REQ_OP_ZONE_RESET,	"ZONE_RESET" },		\

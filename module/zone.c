@@ -41,6 +41,13 @@ static u64 zonefs_zone_used_blocks(struct super_block *sb, unsigned int zidx)
 	return z->z_wpoff;
 }
 
+/* Whether the device counts a zone in this condition as open or active. */
+static bool zonefs_cond_is_active(u8 cond)
+{
+	return cond == BLK_ZONE_COND_IMP_OPEN ||
+	       cond == BLK_ZONE_COND_EXP_OPEN || cond == BLK_ZONE_COND_CLOSED;
+}
+
 /**
  * zonefs_zone_update_active() - recount a zone in s_active_seq_files
  * @sb:		super block
@@ -48,7 +55,8 @@ static u64 zonefs_zone_used_blocks(struct super_block *sb, unsigned int zidx)
  *
  * A sequential zone is active when it is open (explicitly, by this module)
  * or partially written, and it can still be written: a full zone is
- * neither open nor active.
+ * neither open nor active. A zone closed with no data in it is active too,
+ * as a ZNS device counts it: closing an empty open zone leaves it closed.
  *
  * Context: the file's i_truncate_mutex held, or mount time.
  */
@@ -62,7 +70,8 @@ void zonefs_zone_update_active(struct super_block *sb, unsigned int zidx)
 	    !(z->z_flags & (ZONEFS_ZONE_OFFLINE | ZONEFS_ZONE_READONLY |
 			    ZONEFS_ZONE_RO_MOUNT)) &&
 	    z->z_wpoff < zonefs_zone_cap_blocks(sb, zidx))
-		active = (z->z_flags & ZONEFS_ZONE_OPEN) || z->z_wpoff;
+		active = (z->z_flags & ZONEFS_ZONE_OPEN) || z->z_wpoff ||
+			 zonefs_cond_is_active(z->z_cond);
 
 	if (active && !(z->z_flags & ZONEFS_ZONE_ACTIVE)) {
 		z->z_flags |= ZONEFS_ZONE_ACTIVE;
@@ -128,7 +137,8 @@ static int zonefs_zone_mgmt_idx(struct super_block *sb, unsigned int zidx,
 
 	trace_zonefs_zone_mgmt(sb, zidx, op, start, nr);
 	ret = blkdev_zone_mgmt(sb->s_bdev, op, start, nr, GFP_NOFS);
-	if (ret)
+	/* A refusal for want of zone resources is the caller's errno. */
+	if (ret && !zonefs_error_is_resource(ret))
 		zonefs_err_ratelimited(sb, "zone %u: %s failed (%d)\n",
 				       zidx, blk_op_str(op), ret);
 	return ret;
@@ -180,19 +190,28 @@ static int zonefs_report_zone(struct inode *inode, struct blk_zone *zone)
 
 /*
  * Take a zone away from writers (offline or read-only, by the device or by
- * the errors= policy). A zone that this module opened explicitly gives its
- * open slot back: the device closes nothing by itself while the zone is
- * still good, so send a CLOSE when the device still reports it open.
+ * the errors= policy). A zone the device still holds open or active gives
+ * its slots back, since nothing will write it again in this mount and the
+ * device frees nothing by itself while the zone is still good. On a device
+ * with an active zone limit (ZNS) a closed zone still holds an active
+ * slot, so the zone is finished: FINISH keeps its data readable and frees
+ * both slots (the next mount sees it full). Without an active limit (ZBC),
+ * or on a read-only mount, which sends no FINISH, an open zone is closed.
  */
 static void zonefs_zone_take_away(struct inode *inode, u8 flag, u8 dev_cond)
 {
+	struct super_block *sb = inode->i_sb;
 	struct zonefs_zone *z = zonefs_inode_zone(inode);
 
-	if ((z->z_flags & ZONEFS_ZONE_OPEN) &&
-	    (dev_cond == BLK_ZONE_COND_EXP_OPEN ||
-	     dev_cond == BLK_ZONE_COND_IMP_OPEN) &&
-	    !zonefs_zone_mgmt(inode, REQ_OP_ZONE_CLOSE))
+	if (zonefs_cond_is_active(dev_cond) &&
+	    ZONEFS_SB(sb)->s_max_active_seq_files && !sb_rdonly(sb)) {
+		if (!zonefs_zone_mgmt(inode, REQ_OP_ZONE_FINISH))
+			z->z_cond = BLK_ZONE_COND_FULL;
+	} else if ((dev_cond == BLK_ZONE_COND_EXP_OPEN ||
+		    dev_cond == BLK_ZONE_COND_IMP_OPEN) &&
+		   !zonefs_zone_mgmt(inode, REQ_OP_ZONE_CLOSE)) {
 		z->z_cond = BLK_ZONE_COND_CLOSED;
+	}
 	z->z_flags &= ~ZONEFS_ZONE_OPEN;
 
 	zonefs_zone_set_flags(inode, flag);
@@ -262,7 +281,7 @@ void zonefs_handle_error(struct inode *inode, enum zonefs_error err)
 	struct super_block *sb = inode->i_sb;
 	struct zonefs_sb_info *sbi = ZONEFS_SB(sb);
 	struct zonefs_zone *z = zonefs_inode_zone(inode);
-	unsigned int mode = sbi->s_mount_opts & ZONEFS_MNTOPT_ERRORS_MASK;
+	enum zonefs_errors mode = READ_ONCE(sbi->s_errors);
 	u8 bad = ZONEFS_ZONE_OFFLINE | ZONEFS_ZONE_READONLY;
 	bool seq = zonefs_zone_is_seq(z);
 	bool went_bad = false;
@@ -309,25 +328,25 @@ void zonefs_handle_error(struct inode *inode, enum zonefs_error err)
 		zonefs_warn_ratelimited(sb, "zone %u: size %lld, device write pointer %lld\n",
 					zi->i_zidx, isize, dsize);
 
-	/* Before a take-away, which may close the zone. */
+	/* Before a take-away, which may close or finish the zone. */
 	z->z_cond = zone.cond;
 	if (zone.cond == BLK_ZONE_COND_OFFLINE ||
-	    mode == ZONEFS_MNTOPT_ERRORS_ZOL) {
+	    mode == ZONEFS_ERRORS_ZONE_OFFLINE) {
 		if (!(z->z_flags & ZONEFS_ZONE_OFFLINE))
 			zonefs_zone_take_away(inode, ZONEFS_ZONE_OFFLINE,
 					      zone.cond);
 		dsize = 0;
 	} else if (zone.cond == BLK_ZONE_COND_READONLY ||
-		   mode == ZONEFS_MNTOPT_ERRORS_ZRO) {
+		   mode == ZONEFS_ERRORS_ZONE_RO) {
 		if (!(z->z_flags & bad))
 			zonefs_zone_take_away(inode, ZONEFS_ZONE_READONLY,
 					      zone.cond);
 		dsize = min(dsize, isize);
-	} else if (mode != ZONEFS_MNTOPT_ERRORS_REPAIR) {
+	} else if (mode != ZONEFS_ERRORS_REPAIR) {
 		dsize = min(dsize, isize);
 	}
 
-	if (mode == ZONEFS_MNTOPT_ERRORS_RO && !sb_rdonly(sb)) {
+	if (mode == ZONEFS_ERRORS_RO && !sb_rdonly(sb)) {
 		zonefs_warn(sb, "remounting file system read-only\n");
 		sb->s_flags |= SB_RDONLY;
 	}
@@ -341,18 +360,73 @@ void zonefs_handle_error(struct inode *inode, enum zonefs_error err)
 	}
 }
 
+/**
+ * zonefs_zone_close_explicit() - give back a file's explicit zone open
+ * @inode:	a sequential file whose zone this module opened explicitly
+ *
+ * Sent at the last close of the file for write. CLOSE keeps the data and
+ * is sent even on a read-only file system. If it fails, the zone is looked
+ * at: a zone that went bad was taken away, and one that is still held
+ * open keeps its flag and its count, and makes the file system read-only,
+ * as mainline does: zones left open would soon leave none to write.
+ *
+ * A file of size 0 is then asked for: ZBC empties a closed zone with no
+ * data, ZNS keeps it closed and active. A reset gives the active slot
+ * back, but only where the device's report shows no data (a writer behind
+ * the file system's back may have put some there), and never on a
+ * read-only file system.
+ *
+ * Context: the file's i_truncate_mutex held.
+ * Return: false if the zone is still held open.
+ */
+bool zonefs_zone_close_explicit(struct inode *inode)
+{
+	struct super_block *sb = inode->i_sb;
+	struct zonefs_zone *z = zonefs_inode_zone(inode);
+	struct blk_zone zone;
+
+	if (zonefs_zone_mgmt(inode, REQ_OP_ZONE_CLOSE)) {
+		zonefs_handle_error(inode, ZONEFS_ERR_READ);
+		if (!(z->z_flags & ZONEFS_ZONE_OPEN))
+			return true;
+		if (!sb_rdonly(sb)) {
+			zonefs_warn(sb, "zone %u: cannot close it: remounting file system read-only\n",
+				    ZONEFS_I(inode)->i_zidx);
+			sb->s_flags |= SB_RDONLY;
+		}
+		return false;
+	}
+
+	z->z_flags &= ~ZONEFS_ZONE_OPEN;
+	z->z_cond = BLK_ZONE_COND_CLOSED;
+	if (i_size_read(inode) || zonefs_report_zone(inode, &zone))
+		return true;
+
+	z->z_cond = zone.cond;
+	if (zone.cond == BLK_ZONE_COND_CLOSED && zone.wp == zone.start) {
+		if (!sb_rdonly(sb) && !zonefs_zone_mgmt(inode, REQ_OP_ZONE_RESET))
+			z->z_cond = BLK_ZONE_COND_EMPTY;
+	} else if (zone.cond != BLK_ZONE_COND_EMPTY) {
+		/* Data or a condition that the file does not know of. */
+		zonefs_handle_error(inode, ZONEFS_ERR_READ);
+	}
+
+	return true;
+}
+
 static struct workqueue_struct *zonefs_recovery_wq;
 
 /**
  * zonefs_note_error() - record that an I/O failed
- * @file:	the file of the failed I/O
+ * @inode:	the file of the failed I/O
  * @err:	ZONEFS_ERR_DEVICE (a write or flush the device failed),
  *		ZONEFS_ERR_READ (a read the device failed) or ZONEFS_ERR_LOCAL
  *		(a write that failed after part of it was sent)
  * @issuer:	the caller's issuer recovers when the I/O returns (a
  *		synchronous direct I/O, with inode->i_rwsem held); else the
- *		recovery is queued, holding a reference on @file until it has
- *		run
+ *		recovery is queued, holding a reference on @inode (not on a
+ *		file, so that close and umount are never delayed by it) until
+ *		it has run
  *
  * The recovery waits until no I/O is in flight on the file: a write still
  * in flight moves the device's write pointer, and recovering before it
@@ -360,9 +434,9 @@ static struct workqueue_struct *zonefs_recovery_wq;
  *
  * Context: any, including interrupt context (read completion).
  */
-void zonefs_note_error(struct file *file, enum zonefs_error err, bool issuer)
+void zonefs_note_error(struct inode *inode, enum zonefs_error err, bool issuer)
 {
-	struct zonefs_inode_info *zi = ZONEFS_I(file_inode(file));
+	struct zonefs_inode_info *zi = ZONEFS_I(inode);
 
 	switch (err) {
 	case ZONEFS_ERR_DEVICE:
@@ -379,7 +453,7 @@ void zonefs_note_error(struct file *file, enum zonefs_error err, bool issuer)
 	if (issuer || test_and_set_bit(ZONEFS_RECOVERY_QUEUED, &zi->i_recovery))
 		return;
 
-	zi->i_recovery_file = get_file(file);
+	ihold(inode);
 	queue_work(zonefs_recovery_wq, &zi->i_recovery_work);
 }
 
@@ -389,6 +463,10 @@ void zonefs_note_error(struct file *file, enum zonefs_error err, bool issuer)
  * @err:	the error seen by the caller (ZONEFS_ERR_CHECK: none); the
  *		errors recorded by zonefs_note_error() since the last recovery
  *		are folded in, the device's first
+ *
+ * Every recovery of a sequential file ends with its issued write pointer
+ * at its size: with no I/O in flight, a reservation that a failed write
+ * left is given back, whoever failed.
  *
  * Context: process context, inode->i_rwsem held exclusive, so that no new
  * I/O starts; the I/O in flight is waited for here.
@@ -404,6 +482,7 @@ void zonefs_recover(struct inode *inode, enum zonefs_error err)
 	device = test_and_clear_bit(ZONEFS_RECOVERY_DEVICE, bits);
 	local = test_and_clear_bit(ZONEFS_RECOVERY_LOCAL, bits);
 	read = test_and_clear_bit(ZONEFS_RECOVERY_READ, bits);
+	clear_bit(ZONEFS_RECOVERY_REFUSED, bits);
 	if (device)
 		err = ZONEFS_ERR_DEVICE;
 	else if (local && err != ZONEFS_ERR_DEVICE)
@@ -413,6 +492,8 @@ void zonefs_recover(struct inode *inode, enum zonefs_error err)
 
 	mutex_lock(&zi->i_truncate_mutex);
 	zonefs_handle_error(inode, err);
+	if (zonefs_inode_is_seq(inode))
+		zi->i_wpoffset = i_size_read(inode);
 	mutex_unlock(&zi->i_truncate_mutex);
 }
 
@@ -437,15 +518,24 @@ void zonefs_recovery_work(struct work_struct *work)
 	struct zonefs_inode_info *zi =
 		container_of(work, struct zonefs_inode_info, i_recovery_work);
 	struct inode *inode = &zi->i_vnode;
-	struct file *file = zi->i_recovery_file;
 
-	zi->i_recovery_file = NULL;
 	clear_bit_unlock(ZONEFS_RECOVERY_QUEUED, &zi->i_recovery);
 
 	inode_lock(inode);
 	zonefs_recover_pending(inode);
 	inode_unlock(inode);
-	fput(file);
+	iput(inode);
+}
+
+/**
+ * zonefs_recovery_flush() - wait for the queued recoveries
+ *
+ * A queued recovery holds a reference on its inode: the inodes of a super
+ * block being killed must have none.
+ */
+void zonefs_recovery_flush(void)
+{
+	flush_workqueue(zonefs_recovery_wq);
 }
 
 /**
@@ -552,6 +642,8 @@ static int zonefs_init_zone_cb(struct blk_zone *zone, unsigned int idx,
 		}
 		wp = zone->wp - zone->start;
 		z->z_wpoff = zonefs_sect_to_blocks(sb, min(wp, cap));
+		if (!wp)
+			z->z_flags |= ZONEFS_ZONE_MOUNT_NODATA;
 		break;
 	}
 
@@ -691,14 +783,18 @@ int zonefs_init_zones(struct super_block *sb)
 }
 
 /**
- * zonefs_close_open_zones() - close the zones left open, and count actives
+ * zonefs_close_open_zones() - give back the zone slots left held, and count
+ * actives
  * @sb:	super block
  *
  * Zones left open (explicitly or implicitly) by a previous user are closed,
- * so that they do not hold the device's open zone resources. Nothing is
- * sent on a read-only mount.
+ * so that they do not hold the device's open zone resources. A zone left
+ * open or closed with no data in it is reset instead: closing it would
+ * leave it closed, and active, on a ZNS device, and a reset loses nothing.
+ * Nothing is sent on a read-only mount; the zones are counted as the
+ * device counts them.
  *
- * A zone that fails to close is logged and left as it is.
+ * A zone that fails to close or reset is logged and left as it is.
  *
  * Context: mount time, after zonefs_init_zones().
  */
@@ -709,13 +805,19 @@ void zonefs_close_open_zones(struct super_block *sb)
 
 	for (i = 1; i < sbi->s_nr_zones; i++) {
 		struct zonefs_zone *z = &sbi->s_zones[i];
+		bool nodata = z->z_flags & ZONEFS_ZONE_MOUNT_NODATA;
 
-		if (zonefs_zone_is_seq(z) && !sb_rdonly(sb) &&
-		    (z->z_cond == BLK_ZONE_COND_IMP_OPEN ||
-		     z->z_cond == BLK_ZONE_COND_EXP_OPEN) &&
-		    !zonefs_zone_mgmt_idx(sb, i, REQ_OP_ZONE_CLOSE))
-			z->z_cond = z->z_wpoff ? BLK_ZONE_COND_CLOSED :
-						 BLK_ZONE_COND_EMPTY;
+		z->z_flags &= ~ZONEFS_ZONE_MOUNT_NODATA;
+		if (!zonefs_zone_is_seq(z) || sb_rdonly(sb)) {
+			/* Nothing to send. */
+		} else if (nodata) {
+			if (!zonefs_zone_mgmt_idx(sb, i, REQ_OP_ZONE_RESET))
+				z->z_cond = BLK_ZONE_COND_EMPTY;
+		} else if ((z->z_cond == BLK_ZONE_COND_IMP_OPEN ||
+			    z->z_cond == BLK_ZONE_COND_EXP_OPEN) &&
+			   !zonefs_zone_mgmt_idx(sb, i, REQ_OP_ZONE_CLOSE)) {
+			z->z_cond = BLK_ZONE_COND_CLOSED;
+		}
 		zonefs_zone_update_active(sb, i);
 	}
 }

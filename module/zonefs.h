@@ -40,6 +40,9 @@
  * ZONEFS_ZONE_OPEN: this module explicitly opened the zone (explicit-open)
  * and the device holds it open.
  * ZONEFS_ZONE_ACTIVE: the zone is counted in s_active_seq_files.
+ * ZONEFS_ZONE_MOUNT_NODATA: found open or closed with its write pointer at
+ * its start by the mount's zone report; cleared once the mount has reset
+ * it (zonefs_close_open_zones()).
  */
 #define ZONEFS_ZONE_SEQ		(1U << 0)
 #define ZONEFS_ZONE_OFFLINE	(1U << 1)
@@ -47,6 +50,7 @@
 #define ZONEFS_ZONE_RO_MOUNT	(1U << 3)
 #define ZONEFS_ZONE_OPEN	(1U << 4)
 #define ZONEFS_ZONE_ACTIVE	(1U << 5)
+#define ZONEFS_ZONE_MOUNT_NODATA	(1U << 6)
 
 /**
  * struct zonefs_zone - what is kept in memory for each zone of the device
@@ -126,20 +130,30 @@ struct zonefs_attr {
 	struct timespec64	a_ctime;
 };
 
-/* Mount options (zonefs_sb_info.s_mount_opts). */
-#define ZONEFS_MNTOPT_ERRORS_RO		(1U << 0) /* remount read-only */
-#define ZONEFS_MNTOPT_ERRORS_ZRO	(1U << 1) /* make the zone read-only */
-#define ZONEFS_MNTOPT_ERRORS_ZOL	(1U << 2) /* make the zone offline */
-#define ZONEFS_MNTOPT_ERRORS_REPAIR	(1U << 3) /* fix the size, go on */
-#define ZONEFS_MNTOPT_ERRORS_MASK	\
-	(ZONEFS_MNTOPT_ERRORS_RO | ZONEFS_MNTOPT_ERRORS_ZRO | \
-	 ZONEFS_MNTOPT_ERRORS_ZOL | ZONEFS_MNTOPT_ERRORS_REPAIR)
-#define ZONEFS_MNTOPT_EXPLICIT_OPEN	(1U << 4) /* open zones explicitly */
-#define ZONEFS_MNTOPT_DEFAULT		ZONEFS_MNTOPT_ERRORS_RO
+/**
+ * enum zonefs_errors - what errors= does when the device fails (SPEC
+ * section 5), one value per mount (zonefs_sb_info.s_errors)
+ * @ZONEFS_ERRORS_RO:		remount the file system read-only (default)
+ * @ZONEFS_ERRORS_ZONE_RO:	make the zone read-only
+ * @ZONEFS_ERRORS_ZONE_OFFLINE:	make the zone offline
+ * @ZONEFS_ERRORS_REPAIR:	take the device's write pointer, go on
+ */
+enum zonefs_errors {
+	ZONEFS_ERRORS_RO,
+	ZONEFS_ERRORS_ZONE_RO,
+	ZONEFS_ERRORS_ZONE_OFFLINE,
+	ZONEFS_ERRORS_REPAIR,
+};
+
+/* Mount option bits (zonefs_sb_info.s_mount_opts). */
+#define ZONEFS_MNTOPT_EXPLICIT_OPEN	(1U << 0) /* open zones explicitly */
 
 /**
  * struct zonefs_sb_info - per mount state
- * @s_mount_opts:	ZONEFS_MNTOPT_* bits
+ * @s_mount_opts:	ZONEFS_MNTOPT_* bits; a remount changes them and
+ *			@s_errors while files are in use: read both with
+ *			READ_ONCE()
+ * @s_errors:		enum zonefs_errors
  * @s_features:		superblock feature bits (ZONEFS_F_*)
  * @s_uid:		default owner of files
  * @s_gid:		default group of files
@@ -168,6 +182,7 @@ struct zonefs_attr {
  */
 struct zonefs_sb_info {
 	unsigned int		s_mount_opts;
+	enum zonefs_errors	s_errors;
 	u64			s_features;
 	kuid_t			s_uid;
 	kgid_t			s_gid;
@@ -205,14 +220,18 @@ struct zonefs_sb_info {
  * line with its zone before the next write.
  * ZONEFS_RECOVERY_DEVICE, _READ, _LOCAL: the kinds of failure seen (enum
  * zonefs_error).
- * ZONEFS_RECOVERY_QUEUED: i_recovery_work is queued and holds
- * i_recovery_file.
+ * ZONEFS_RECOVERY_QUEUED: i_recovery_work is queued and holds a reference
+ * on the inode.
+ * ZONEFS_RECOVERY_REFUSED: the device refused a write request for want of
+ * open or active zones (i_refused_status): the write requests of the file
+ * that fail after it, until the recovery, failed because of it.
  */
 #define ZONEFS_RECOVERY_PENDING	0
 #define ZONEFS_RECOVERY_DEVICE	1
 #define ZONEFS_RECOVERY_READ	2
 #define ZONEFS_RECOVERY_LOCAL	3
 #define ZONEFS_RECOVERY_QUEUED	4
+#define ZONEFS_RECOVERY_REFUSED	5
 
 /**
  * struct zonefs_inode_info - in-memory inode of a zonefs file or directory
@@ -228,8 +247,8 @@ struct zonefs_sb_info {
  *			record and @i_wr_refcnt
  * @i_recovery:		ZONEFS_RECOVERY_* bits
  * @i_recovery_work:	runs the recovery of an asynchronous I/O error
- * @i_recovery_file:	file of the failed asynchronous I/O, referenced
- *			until @i_recovery_work has run
+ * @i_refused_status:	the device's answer to the write it refused for
+ *			want of zone resources (ZONEFS_RECOVERY_REFUSED)
  *
  * Lock order: inode->i_rwsem, then mapping->invalidate_lock, then
  * i_truncate_mutex.
@@ -244,7 +263,7 @@ struct zonefs_inode_info {
 	struct mutex		i_truncate_mutex;
 	unsigned long		i_recovery;
 	struct work_struct	i_recovery_work;
-	struct file		*i_recovery_file;
+	blk_status_t		i_refused_status;
 };
 
 static inline struct zonefs_sb_info *ZONEFS_SB(struct super_block *sb)
@@ -274,17 +293,27 @@ static inline bool zonefs_inode_is_seq(struct inode *inode)
 }
 
 /*
- * Whether the block layer delivers the writes queued to one zone in the
- * order they were issued. Only an I/O scheduler with the zoned
- * sequential-write feature (mq-deadline) does. On 6.1 only SCSI disks and
- * null_blk require one: an NVMe ZNS namespace on a controller with
- * several queues starts with none, and the user may set none anywhere.
- * kyber and bfq do not order zone writes either, but cannot be told from
- * mq-deadline here.
+ * Whether the device's request queue has an I/O scheduler. Only a
+ * scheduler with the zoned sequential-write feature (mq-deadline) delivers
+ * the writes queued to one zone in the order they were issued. On 6.1
+ * only SCSI disks and null_blk require one: an NVMe ZNS namespace on a
+ * controller with several queues starts with none, and the user may set
+ * none anywhere. kyber and bfq do not order zone writes either, but cannot
+ * be told from mq-deadline here.
  */
-static inline bool zonefs_bdev_orders_writes(struct block_device *bdev)
+static inline bool zonefs_bdev_has_elevator(struct block_device *bdev)
 {
 	return READ_ONCE(bdev_get_queue(bdev)->elevator) != NULL;
+}
+
+/*
+ * The device's answers to a write or a zone command for want of open or
+ * active zones. The device refused the command and changed nothing: the
+ * caller gets the errno, and no errors= policy applies.
+ */
+static inline bool zonefs_error_is_resource(int error)
+{
+	return error == -ETOOMANYREFS || error == -EOVERFLOW;
 }
 
 /* Start sector of zone @zidx. */
@@ -338,6 +367,8 @@ void zonefs_file_save_attr(struct inode *inode);
 extern const struct inode_operations zonefs_file_inode_operations;
 extern const struct file_operations zonefs_file_operations;
 extern const struct address_space_operations zonefs_file_aops;
+int zonefs_dio_init(void);
+void zonefs_dio_exit(void);
 
 /* zone.c */
 
@@ -368,11 +399,13 @@ int zonefs_zone_mgmt(struct inode *inode, enum req_op op);
 void zonefs_zone_set_wpoff(struct inode *inode, loff_t size);
 void zonefs_zone_update_active(struct super_block *sb, unsigned int zidx);
 void zonefs_handle_error(struct inode *inode, enum zonefs_error err);
-void zonefs_note_error(struct file *file, enum zonefs_error err, bool issuer);
+bool zonefs_zone_close_explicit(struct inode *inode);
+void zonefs_note_error(struct inode *inode, enum zonefs_error err, bool issuer);
 void zonefs_recover(struct inode *inode, enum zonefs_error err);
 void zonefs_recover_pending(struct inode *inode);
 void zonefs_recovery_work(struct work_struct *work);
 void zonefs_io_error(struct inode *inode, enum zonefs_error err);
+void zonefs_recovery_flush(void);
 int zonefs_recovery_init(void);
 void zonefs_recovery_exit(void);
 

@@ -10,9 +10,12 @@
  *
  * HOW is how the I/O is issued: "sync" (pwrite/pread), "libaio" (the raw
  * aio system calls) or "uring" (liburing). BUF is the user buffer:
- * "good", "misaligned" (one byte past a page boundary), "hole" (the first
- * page mapped and filled, the rest inaccessible) or "unmapped" (nothing
- * accessible). Inaccessible pages stay reserved (PROT_NONE), so that no
+ * "good", "misaligned" (one byte past a page boundary), "off512" (512
+ * bytes past a page boundary: aligned to a 512 B sector, not to a 4 KiB
+ * block), "hole" (the first page mapped and filled, the rest
+ * inaccessible), "hole512" (512 bytes past a page boundary, the pages up
+ * to 8 KiB past that boundary mapped and filled, the rest inaccessible)
+ * or "unmapped" (nothing accessible). Inaccessible pages stay reserved (PROT_NONE), so that no
  * later buffer can be mapped there. Data written is the zfs_io pattern with seed 7 at file offset
  * OFF, so that "zfs_io read ... seed=7" checks it.
  *
@@ -101,6 +104,18 @@ static unsigned char *zfs_fault_buf(const char *kind, size_t len, long long off)
 	if (!strcmp(kind, "misaligned")) {
 		zfs_fault_fill(p + 1, len, off);
 		return p + 1;
+	}
+	if (!strcmp(kind, "off512")) {
+		zfs_fault_fill(p + 512, len, off);
+		return p + 512;
+	}
+	if (!strcmp(kind, "hole512")) {
+		size_t mapped = 2 * ZFS_FAULT_PAGE - 512;
+
+		zfs_fault_fill(p + 512, len < mapped ? len : mapped, off);
+		mprotect(p + 2 * ZFS_FAULT_PAGE, map - 2 * ZFS_FAULT_PAGE,
+			 PROT_NONE);
+		return p + 512;
 	}
 	if (!strcmp(kind, "hole")) {
 		zfs_fault_fill(p, ZFS_FAULT_PAGE, off);

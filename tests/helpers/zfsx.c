@@ -6,7 +6,7 @@
  * SYNOPSIS
  *	zfsx --dir MNT [--seed N] [--ops N] [--files LIST] [--explicit-open]
  *	     [--procs N] [--seconds S] [--spec-buffers] [--no-queued-faults]
- *	     [--log N] [--verbose]
+ *	     [--rogue N [--errors MODE]] [--log N] [--verbose]
  *
  * DESCRIPTION
  *	zfsx runs a random sequence of operations, drawn from --seed, against
@@ -60,6 +60,12 @@
  *				as written), not only one the device's DMA
  *				alignment refuses (what the module does)
  *	-q, --no-queued-faults	no bad buffer inside a queue of writes
+ *	-r, --rogue N		with one process: N in 1000 operations are a
+ *				device event, a rogue write to the raw device
+ *				at a zone's write pointer, found by the file's
+ *				next write (SPEC section 5)
+ *	-E, --errors MODE	the mount's errors= mode, which decides what
+ *				the model does then (default remount-ro)
  *	-l, --log N		operations shown before a divergence (20)
  *	-v, --verbose		print every operation
  *	-h, --help		this text
@@ -99,7 +105,7 @@
 #define ZFSX_MAX_FILES		64
 #define ZFSX_MAX_FDS		3	/* long-lived descriptors per file */
 #define ZFSX_MAX_DEPTH		32
-#define ZFSX_MAX_QUEUE		(16LL << 20)	/* bytes in flight per op */
+#define ZFSX_MAX_QUEUE		(4LL << 20)	/* bytes in flight per op */
 #define ZFSX_PAGE		4096
 #define ZFSX_LOG_MAX		64
 #define ZFSX_LINE		240
@@ -135,6 +141,9 @@ struct zfsx_file {
 	int nfds;
 	int wrefs;			/* descriptors open for write */
 	int zopen;			/* maybe explicitly opened (active) */
+	long long zstart;		/* zone start on the device (bytes) */
+	int zro;			/* errors=zone-ro made it read-only */
+	int offline;			/* errors=zone-offline took it */
 };
 
 /* What a run did, for the summary line (shared by the workers). */
@@ -154,6 +163,8 @@ struct zfsx {
 	long long ops;
 	const char *files_arg;
 	int explicit_open;
+	int rogue;			/* writes behind the mount, per mille */
+	const char *errors;		/* the mount's errors= mode */
 	int procs;
 	int seconds;
 	int spec_buffers;
@@ -292,9 +303,11 @@ zfsx_diverge(const char *fmt, ...)
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
 	va_end(ap);
-	printf("\nzfsx: seed %llu op %lld%s%d\n", (unsigned long long)zx.seed,
-	       zx.opno, zx.worker >= 0 ? " worker " : "",
-	       zx.worker >= 0 ? zx.worker : 0);
+	printf("\nzfsx: seed %llu op %lld", (unsigned long long)zx.seed,
+	       zx.opno);
+	if (zx.worker >= 0)
+		printf(" worker %d", zx.worker);
+	printf("\n");
 	zfsx_replay_cmd(stdout);
 	fflush(stdout);
 	exit(1);
@@ -591,6 +604,7 @@ static void zfsx_zone_of(struct zfsx_file *f, ino_t ino)
 	if (fd < 0 || !rep || zsect <= 0)
 		zfsx_die("cannot read the zones of %s", zx.dev);
 	rep->sector = (unsigned long long)ino * zsect;
+	f->zstart = rep->sector << 9;
 	rep->nr_zones = 1;
 	if (ioctl(fd, BLKREPORTZONE, rep) || rep->nr_zones != 1)
 		zfsx_die("zone report of %s: %s", zx.dev, strerror(errno));
@@ -707,6 +721,17 @@ static int zfsx_may_open(struct zfsx_file *f, int flags)
 	return zx.nwro < (int)zx.wro_quota;
 }
 
+/* Files open for write whose zone no error took away. */
+static int zfsx_nwro_good(void)
+{
+	int i, n = 0;
+
+	for (i = 0; i < zx.nfiles; i++)
+		n += zx.files[i].seq && zx.files[i].wrefs &&
+		     !zx.files[i].zro && !zx.files[i].offline;
+	return n;
+}
+
 /*
  * Open @f with @flags and check the result against the model.
  * SPEC 5 (explicit-open): a first open for write of a sequential file
@@ -724,15 +749,19 @@ static int zfsx_open(struct zfsx_file *f, int flags)
 		zfsx_allow(&x, EROFS);
 		ok = 0;
 	} else if (f->seq && zfsx_writable(flags) && !f->wrefs &&
-		   zx.explicit_open && zx.max_wro &&
+		   zx.explicit_open && zx.max_wro && !f->zro && !f->offline &&
 		   zx.nwro >= (int)zx.max_wro) {
 		zfsx_allow(&x, EBUSY);
-		ok = 0;
+		/*
+		 * SPEC 5: a zone an error made read-only or offline gives
+		 * its open slot back, in sysfs too: whether a file still
+		 * open for write on such a zone counts is not said.
+		 */
+		ok = zfsx_nwro_good() < (int)zx.max_wro;
 	}
 	fd = open(f->path, flags);
 	ret = fd < 0 ? -errno : 0;
-	if (ret < 0)
-		zfsx_note_more(" open(%s)", zfsx_flags_str(flags));
+	zfsx_note_more(" open(%s)", zfsx_flags_str(flags));
 	zfsx_check("open", ret, &x, ok);
 	if (fd < 0)
 		return -1;
@@ -812,6 +841,7 @@ static int zfsx_pick_fd(struct zfsx_file *f, int want_write)
 
 static void zfsx_check_stat(struct zfsx_file *f, const char *when)
 {
+	unsigned int mask = 07777;
 	struct stat st;
 
 	if (stat(f->path, &st))
@@ -821,8 +851,16 @@ static void zfsx_check_stat(struct zfsx_file *f, const char *when)
 	if (st.st_size != f->size)
 		zfsx_diverge("size of %s %s: %lld, the model has %lld",
 			     f->name, when, (long long)st.st_size, f->size);
-	/* SPEC 3: chmod and chown last until unmount. */
-	if ((st.st_mode & 07777) != f->mode || st.st_uid != f->uid ||
+	/*
+	 * SPEC 3: chmod and chown last until unmount. SPEC 5: a zone made
+	 * read-only loses its write bits, an offline one all its bits, also
+	 * again when its inode is built again after a chmod: not checked.
+	 */
+	if (f->offline)
+		mask = 0;
+	else if (f->zro)
+		mask = 07555;
+	if ((st.st_mode & mask) != (f->mode & mask) || st.st_uid != f->uid ||
 	    st.st_gid != f->gid)
 		zfsx_diverge("mode/owner of %s %s: %o %u:%u, the model has %o %u:%u",
 			     f->name, when, st.st_mode & 07777, st.st_uid,
@@ -851,7 +889,7 @@ static void zfsx_op_sysfs(void)
 	for (i = 0; i < zx.nfiles; i++) {
 		struct zfsx_file *f = &zx.files[i];
 
-		if (!f->seq || f->size >= f->cap)
+		if (!f->seq || f->size >= f->cap || f->zro || f->offline)
 			continue;
 		if (f->size > 0) {
 			lo++;
@@ -864,9 +902,9 @@ static void zfsx_op_sysfs(void)
 	act = zfsx_read_num("/sys/fs/zonefs/%s/nr_active_seq_files",
 			    zx.devname);
 	zfsx_note_more(" -> wro %lld active %lld", wro, act);
-	if (wro != zx.nwro)
-		zfsx_diverge("nr_wro_seq_files is %lld, the model has %d", wro,
-			     zx.nwro);
+	if (wro < zfsx_nwro_good() || wro > zx.nwro)
+		zfsx_diverge("nr_wro_seq_files is %lld, the model has %d..%d",
+			     wro, zfsx_nwro_good(), zx.nwro);
 	if (act < lo || act > hi)
 		zfsx_diverge("nr_active_seq_files is %lld, the model has %lld..%lld",
 			     act, lo, hi);
@@ -1001,20 +1039,20 @@ static void zfsx_issue(int fd, enum zfsx_how how, struct zfsx_io *io, int n)
 	}
 }
 
-/* A write length: mostly small, sometimes several MiB. */
+/* A length in blocks: mostly small, sometimes several MiB. */
 static long long zfsx_len_blocks(long long max_bytes)
 {
 	long long mb = max_bytes / zx.bs, n;
 	int r = zfsx_below(100);
 
-	if (r < 50)
+	if (r < 60)
 		n = 1 + zfsx_below(8);
-	else if (r < 80)
+	else if (r < 90)
+		n = 1 + zfsx_below((256 << 10) / zx.bs);
+	else if (r < 98)
 		n = 1 + zfsx_below((1 << 20) / zx.bs);
-	else if (r < 95)
-		n = 1 + zfsx_below((4 << 20) / zx.bs);
 	else
-		n = 1 + zfsx_below((8 << 20) / zx.bs);
+		n = 1 + zfsx_below((4 << 20) / zx.bs);
 	if (mb < 1)
 		mb = 1;
 	return n > mb ? mb : n;
@@ -1058,6 +1096,15 @@ static int zfsx_expect_write(struct zfsx_file *f, long long pos, long long len,
 		return 0;
 	}
 	if (zx.rdonly) {
+		zfsx_allow(x, EROFS);
+		return 0;
+	}
+	/* SPEC 5 zone conditions: offline, every I/O fails; read-only. */
+	if (f->offline) {
+		zfsx_allow(x, EIO);
+		return 0;
+	}
+	if (f->zro) {
 		zfsx_allow(x, EROFS);
 		return 0;
 	}
@@ -1318,7 +1365,7 @@ static void zfsx_op_read(struct zfsx_file *f)
 		off = f->cap + zfsx_below(64) * zx.bs;
 	else
 		off = zfsx_below(f->cap);
-	len = zfsx_len_blocks(8 << 20) * zx.bs;
+	len = zfsx_len_blocks(4 << 20) * zx.bs;
 	if (zfsx_pct(8))
 		len = 1 + zfsx_below(len);
 	if (zfsx_pct(10))
@@ -1366,6 +1413,11 @@ static void zfsx_op_read(struct zfsx_file *f)
 		if (((uintptr_t)buf.p & (zx.bs - 1)))
 			zfsx_allow(&x, EINVAL);
 	}
+	if (f->offline) {
+		x.n = 0;
+		zfsx_allow(&x, EIO);
+		ok = 0;
+	}
 	ret = pread(fd, buf.p, len, off);
 	ret = ret < 0 ? -errno : ret;
 	zfsx_check("read", ret, &x, ok);
@@ -1389,7 +1441,7 @@ static void zfsx_op_truncate(struct zfsx_file *f)
 	int r = zfsx_below(100), pick = -1, ok = 0;
 	long long size, ret;
 
-	if (r < 40)
+	if (r < 40 || (r < 70 && f->size == f->cap))
 		size = 0;
 	else if (r < 70)
 		size = f->cap;
@@ -1409,14 +1461,20 @@ static void zfsx_op_truncate(struct zfsx_file *f)
 	/*
 	 * SPEC 4 truncate row: cnv, EPERM; seq to 0 resets, to the
 	 * capacity finishes, else EPERM. Past the capacity the VFS may
-	 * refuse first (EFBIG). SPEC 5: EROFS when read-only.
+	 * refuse first (EFBIG). SPEC 5: EROFS when read-only, which the
+	 * VFS says first for a truncate by path on a read-only mount.
 	 */
+	if (zx.rdonly)
+		zfsx_allow(&x, EROFS);
 	if (!f->seq || (size && size != f->cap)) {
 		zfsx_allow(&x, EPERM);
 		if (size > f->cap)
 			zfsx_allow(&x, EFBIG);
-	} else if (zx.rdonly) {
+	} else if (zx.rdonly || f->zro || f->offline) {
+		/* SPEC 5: read-only (EROFS); offline, no I/O (EIO). */
 		zfsx_allow(&x, EROFS);
+		if (f->offline)
+			zfsx_allow(&x, EIO);
 	} else {
 		ok = 1;
 	}
@@ -1457,8 +1515,10 @@ static void zfsx_op_fsync(struct zfsx_file *f)
 	if (fd < 0)
 		return;
 	/* SPEC 4 fsync row: writeback and a cache flush; no error here. */
+	if (f->offline)
+		zfsx_allow(&x, EIO);
 	ret = data ? fdatasync(fd) : fsync(fd);
-	zfsx_check("fsync", ret < 0 ? -errno : 0, &x, 1);
+	zfsx_check("fsync", ret < 0 ? -errno : 0, &x, !f->offline);
 	if (pick < 0)
 		zfsx_close(f, fd, flags);
 }
@@ -1524,6 +1584,94 @@ static void zfsx_op_mmap(struct zfsx_file *f)
 	zfsx_close(f, fd, flags);
 }
 
+/*
+ * A device event: a rogue writer writes 1 to 4 blocks to the raw device at
+ * the write pointer of a sequential file's zone, behind the mount. The
+ * next write of the file, at its own idea of the write pointer, is then
+ * refused by the device (EIO, or EREMOTEIO for the SCSI unaligned write
+ * error), and SPEC 5 applies the mount's errors= mode, the device's write
+ * pointer being above the size: remount-ro and zone-ro keep the size,
+ * repair takes the write pointer, zone-offline makes it 0; remount-ro
+ * makes the whole file system read-only, zone-ro takes the file's write
+ * bits, zone-offline makes its mode 000 and fails every I/O.
+ */
+static void zfsx_op_rogue(void)
+{
+	int i, n = 0, idx[ZFSX_MAX_FILES], fd, flags = O_WRONLY | O_DIRECT;
+	long long k, ret;
+	struct zfsx_errs x = { 0 };
+	struct zfsx_file *f;
+	struct statvfs sv;
+	unsigned char *buf;
+	struct stat st;
+
+	for (i = 0; i < zx.nfiles; i++) {
+		f = &zx.files[i];
+		if (f->seq && !f->shared && !f->zro && !f->offline &&
+		    f->size + 8LL * zx.bs <= f->cap)
+			idx[n++] = i;
+	}
+	if (!n || zx.rdonly)
+		return;
+	f = &zx.files[idx[zfsx_below(n)]];
+	k = 1 + zfsx_below(4);
+	zfsx_note("rogue write of %lld blocks to %s at the write pointer %lld, then a write",
+		  k, f->name, f->size);
+	/* Only when the write that finds it can be made. */
+	if (!zfsx_may_open(f, flags) ||
+	    (zx.explicit_open && zx.max_wro && !f->wrefs &&
+	     zx.nwro >= (int)zx.max_wro)) {
+		zfsx_note_more(" skipped");
+		return;
+	}
+	if (posix_memalign((void **)&buf, ZFSX_PAGE, (k + 1) * zx.bs))
+		zfsx_die("out of memory");
+	memset(buf, 0xa5, (k + 1) * zx.bs);
+	fd = open(zx.dev, O_WRONLY | O_DIRECT);
+	if (fd < 0 || pwrite(fd, buf, k * zx.bs, f->zstart + f->size) !=
+	    k * zx.bs)
+		zfsx_die("rogue write to %s: %s", zx.dev, strerror(errno));
+	close(fd);
+
+	fd = zfsx_open(f, flags);
+	if (fd < 0) {
+		free(buf);
+		return;
+	}
+	zfsx_allow(&x, EIO);
+	zfsx_allow(&x, EREMOTEIO);
+	ret = pwrite(fd, buf, zx.bs, f->size);
+	zfsx_check("write after the rogue write", ret < 0 ? -errno : ret, &x,
+		   0);
+	free(buf);
+	zx.cnt->writes++;
+	if (!strcmp(zx.errors, "remount-ro")) {
+		zx.rdonly = 1;
+	} else if (!strcmp(zx.errors, "zone-ro")) {
+		f->zro = 1;
+		f->mode &= ~0222;
+	} else if (!strcmp(zx.errors, "zone-offline")) {
+		f->offline = 1;
+		f->mode = 0;
+		f->size = 0;
+		memset(f->tag, 0, f->nblocks * sizeof(*f->tag));
+	} else {
+		/* repair: the size is the device's write pointer. */
+		zfsx_set_tags(f, f->size, k * zx.bs, 0);
+		f->size += k * zx.bs;
+	}
+	if (fstat(fd, &st) || st.st_size != f->size)
+		zfsx_diverge("size of %s after errors=%s: %lld, the model has %lld",
+			     f->name, zx.errors, (long long)st.st_size,
+			     f->size);
+	if (statvfs(zx.dir, &sv) || !!(sv.f_flag & ST_RDONLY) != zx.rdonly)
+		zfsx_diverge("after errors=%s the file system is %s", zx.errors,
+			     (sv.f_flag & ST_RDONLY) ? "read-only" :
+			     "read-write");
+	zfsx_close(f, fd, flags);
+	zfsx_check_stat(f, "after the device error");
+}
+
 static void zfsx_op_chattr(struct zfsx_file *f)
 {
 	static const unsigned int ids[] = { 0, 1000, ZFSX_NOBODY };
@@ -1536,7 +1684,9 @@ static void zfsx_op_chattr(struct zfsx_file *f)
 
 		zfsx_note("chmod %s %o", f->name, mode);
 		ret = chmod(f->path, mode) ? -errno : 0;
-		zfsx_check("chmod", ret, &x, 1);
+		if (zx.rdonly)
+			zfsx_allow(&x, EROFS);
+		zfsx_check("chmod", ret, &x, !zx.rdonly);
 		if (!ret)
 			f->mode = mode;
 	} else {
@@ -1544,7 +1694,9 @@ static void zfsx_op_chattr(struct zfsx_file *f)
 
 		zfsx_note("chown %s %u:%u", f->name, uid, gid);
 		ret = chown(f->path, uid, gid) ? -errno : 0;
-		zfsx_check("chown", ret, &x, 1);
+		if (zx.rdonly)
+			zfsx_allow(&x, EROFS);
+		zfsx_check("chown", ret, &x, !zx.rdonly);
 		/* chown by root keeps the permission bits but set-id ones. */
 		if (!ret) {
 			f->uid = uid;
@@ -1584,9 +1736,9 @@ static void zfsx_op_probe(struct zfsx_file *f)
 	    WEXITSTATUS(status) == 200)
 		zfsx_die("the probe as nobody did not run");
 	ret = -WEXITSTATUS(status);
-	if (!ok)
+	if (!ok || f->offline)
 		zfsx_allow(&x, EACCES);
-	zfsx_check("open as nobody", ret, &x, ok);
+	zfsx_check("open as nobody", ret, &x, ok || f->offline);
 }
 
 /* SPEC 3 and 7: what a file holds outlives its inode. */
@@ -1625,6 +1777,13 @@ static void zfsx_one_op(void)
 
 	if (!f)
 		zfsx_die("no file to work on");
+	if (zx.rogue && zx.global_checks && zfsx_below(1000) < zx.rogue) {
+		zfsx_op_rogue();
+		return;
+	}
+	/* A full sequential file takes no more writes: often reset it. */
+	if (f->seq && f->size >= f->cap && r < 500 && zfsx_pct(50))
+		r = 650;
 	if (r < 330)
 		zfsx_op_write(f, 0);
 	else if (r < 370)
@@ -1797,9 +1956,10 @@ static int zfsx_check_shared(struct zfsx_file *f, const uint32_t *nidx,
 		       f->name, (long long)st.st_size, total, f->size);
 		return 1;
 	}
+	/* Buffered reads: the device is read ahead, not block by block. */
 	if (posix_memalign((void **)&buf, ZFSX_PAGE, zx.bs))
 		zfsx_die("out of memory");
-	fd = open(f->path, O_RDONLY | O_DIRECT);
+	fd = open(f->path, O_RDONLY);
 	if (fd < 0)
 		zfsx_die("open %s: %s", f->name, strerror(errno));
 	for (pos = f->size; pos < st.st_size;) {
@@ -1989,8 +2149,8 @@ static void zfsx_usage(FILE *out)
 	fprintf(out,
 		"usage: zfsx --dir MNT [--seed N] [--ops N] [--files LIST]\n"
 		"            [--explicit-open] [--procs N] [--seconds S]\n"
-		"            [--spec-buffers] [--no-queued-faults] [--log N]\n"
-		"            [--verbose]\n"
+		"            [--spec-buffers] [--no-queued-faults]\n"
+		"            [--rogue N [--errors MODE]] [--log N] [--verbose]\n"
 		"Runs random operations from the seed on the zonefs mounted on MNT\n"
 		"and checks each result against a model (SPEC sections 4-6).\n"
 		"  -d, --dir MNT          the zonefs mount point\n"
@@ -2005,6 +2165,9 @@ static void zfsx_usage(FILE *out)
 		"  -b, --spec-buffers     SPEC 4's buffer alignment rule for direct\n"
 		"                         writes, not the device's DMA alignment\n"
 		"  -q, --no-queued-faults no bad buffer inside a queue of writes\n"
+		"  -r, --rogue N          N in 1000 ops write the raw device at a\n"
+		"                         zone's write pointer (one process only)\n"
+		"  -E, --errors MODE      the mount's errors= mode (remount-ro)\n"
 		"  -l, --log N            operations shown before a divergence (20)\n"
 		"  -v, --verbose          print every operation\n"
 		"  -h, --help             this text\n"
@@ -2037,6 +2200,8 @@ int main(int argc, char **argv)
 		{ "spec-buffers", no_argument, NULL, 'b' },
 		{ "no-queued-faults", no_argument, NULL, 'q' },
 		{ "log", required_argument, NULL, 'l' },
+		{ "rogue", required_argument, NULL, 'r' },
+		{ "errors", required_argument, NULL, 'E' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -2048,10 +2213,11 @@ int main(int argc, char **argv)
 	zx.ops = 1000;
 	zx.files_arg = "seq/0-5,cnv/0-1";
 	zx.nlog = 20;
+	zx.errors = "remount-ro";
 	zx.worker = -1;
 	zx.argc = argc;
 	zx.argv = argv;
-	while ((c = getopt_long(argc, argv, "d:s:n:f:ep:t:bql:vh", opts,
+	while ((c = getopt_long(argc, argv, "d:s:n:f:ep:t:bql:r:E:vh", opts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'd':
@@ -2086,6 +2252,17 @@ int main(int argc, char **argv)
 			if (zx.nlog < 1 || zx.nlog > ZFSX_LOG_MAX)
 				zfsx_die("--log takes 1 to %d", ZFSX_LOG_MAX);
 			break;
+		case 'r':
+			zx.rogue = zfsx_num(optarg, "rogue");
+			break;
+		case 'E':
+			zx.errors = optarg;
+			if (strcmp(optarg, "remount-ro") &&
+			    strcmp(optarg, "zone-ro") &&
+			    strcmp(optarg, "zone-offline") &&
+			    strcmp(optarg, "repair"))
+				zfsx_die("unknown errors= mode '%s'", optarg);
+			break;
 		case 'v':
 			zx.verbose = 1;
 			break;
@@ -2105,10 +2282,10 @@ int main(int argc, char **argv)
 	zx.rng = zx.seed;
 	if (zx.seconds)
 		zx.deadline = time(NULL) + zx.seconds;
+	zx.cnt = &counts;
 	zfsx_setup();
 	if (zx.procs)
 		return zfsx_run_procs();
-	zx.cnt = &counts;
 	zx.global_checks = 1;
 	zfsx_run();
 	zfsx_summary(&counts, "");

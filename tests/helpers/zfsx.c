@@ -1334,7 +1334,7 @@ static void zfsx_op_write(struct zfsx_file *f, int buffered)
 			f->zopen = 0;
 	}
 	/* SPEC 5: a user fault never makes the file system read-only. */
-	if (faulty) {
+	if (faulty && !zx.rdonly) {
 		struct statvfs sv;
 
 		if (!statvfs(zx.dir, &sv) && (sv.f_flag & ST_RDONLY))

@@ -55,10 +55,11 @@
  *	-p, --procs N		N workers on distinct files, plus the pair of
  *				appenders on a shared sequential file
  *	-t, --seconds S		stop, successfully, after S seconds
- *	-b, --spec-buffers	a direct write from a buffer not aligned to the
- *				block size must fail with EINVAL (SPEC section 4
- *				as written), not only one the device's DMA
- *				alignment refuses (what the module does)
+ *	-b, --spec-buffers	a direct write to a conventional file from a
+ *				buffer not aligned to the block size must fail
+ *				with EINVAL too, not only one the device's DMA
+ *				alignment refuses (what the module does); for a
+ *				sequential file that is always the rule
  *	-q, --no-queued-faults	no bad buffer inside a queue of writes
  *	-r, --rogue N		with one process: N in 1000 operations are a
  *				device event, a rogue write to the raw device
@@ -532,12 +533,17 @@ static void zfsx_buf_put(struct zfsx_buf *b)
 	munmap(b->map, b->maplen);
 }
 
-/* Whether a direct I/O buffer at @p is refused for its alignment. */
-static int zfsx_buf_refused(const void *p)
+/*
+ * Whether a direct write buffer at @p is refused for its alignment: for a
+ * sequential file, one not aligned to the block size (SPEC section 4);
+ * for a conventional file, one the device's DMA alignment refuses, or
+ * with --spec-buffers one not aligned to the block size.
+ */
+static int zfsx_buf_refused(const void *p, int seq)
 {
 	uintptr_t a = (uintptr_t)p;
 
-	if (zx.spec_buffers)
+	if (zx.spec_buffers || seq)
 		return (a & (zx.bs - 1)) != 0;
 	return (a & zx.dma_mask) != 0;
 }
@@ -1117,12 +1123,12 @@ static int zfsx_expect_write(struct zfsx_file *f, long long pos, long long len,
 	if (pos >= f->cap) {
 		zfsx_allow(x, EFBIG);
 		/* A misaligned one may be refused for that first. */
-		if (direct && ((pos | len) % zx.bs || zfsx_buf_refused(io->buf.p)))
+		if (direct && ((pos | len) % zx.bs || zfsx_buf_refused(io->buf.p, f->seq)))
 			zfsx_allow(x, EINVAL);
 		return 0;
 	}
 	n = len < f->cap - pos ? len : f->cap - pos;
-	if (direct && ((pos | n) % zx.bs || zfsx_buf_refused(io->buf.p))) {
+	if (direct && ((pos | n) % zx.bs || zfsx_buf_refused(io->buf.p, f->seq))) {
 		zfsx_allow(x, EINVAL);
 		ok = 0;
 	}
@@ -2162,8 +2168,8 @@ static void zfsx_usage(FILE *out)
 		"  -p, --procs N          N workers on distinct files, plus two\n"
 		"                         appenders sharing the first seq file\n"
 		"  -t, --seconds S        stop after S seconds (success)\n"
-		"  -b, --spec-buffers     SPEC 4's buffer alignment rule for direct\n"
-		"                         writes, not the device's DMA alignment\n"
+		"  -b, --spec-buffers     block-aligned buffers for direct writes to\n"
+		"                         conventional files too (sequential: always)\n"
 		"  -q, --no-queued-faults no bad buffer inside a queue of writes\n"
 		"  -r, --rogue N          N in 1000 ops write the raw device at a\n"
 		"                         zone's write pointer (one process only)\n"

@@ -73,9 +73,10 @@ check: deps all images deb
 test: check
 
 # The long forms of the reliability scenarios (tests/stress: 20,000 fuzzed
-# superblocks, 200 target-loss cycles, 30 min of load) and the power cuts.
+# superblocks, 200 target-loss cycles, 30 min of load), the zfsx exerciser
+# (tests/zfsx: 60 s a run) and the power cuts.
 stress: deps all images
-	@STRESS=1 HOST_GROUPS=none GUEST_GROUPS="$${GUEST_GROUPS:-stress}" \
+	@STRESS=1 HOST_GROUPS=none GUEST_GROUPS="$${GUEST_GROUPS:-stress zfsx}" \
 		VM_GROUPS="$${VM_GROUPS:-powercut}" CUTS="$${CUTS:-10}" \
 		VM_TIMEOUT="$${VM_TIMEOUT:-7200}" testbed/check.sh
 

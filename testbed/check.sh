@@ -19,7 +19,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 : "${HOST_GROUPS:=lint host}"
-: "${GUEST_GROUPS:=testbed mkzonefs mount ns io zns errors reliability pkg}"
+: "${GUEST_GROUPS:=testbed mkzonefs mount ns io zns errors reliability pkg zfsx}"
 : "${VM_GROUPS:=boot powercut}"
 : "${TESTS_ARGS:=}"
 

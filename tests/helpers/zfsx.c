@@ -1,0 +1,2299 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NAME
+ *	zfsx - random zonefs exerciser checked against a model
+ *
+ * SYNOPSIS
+ *	zfsx --dir MNT [--seed N] [--ops N] [--files LIST] [--explicit-open]
+ *	     [--procs N] [--seconds S] [--spec-buffers] [--no-queued-faults]
+ *	     [--rogue N [--errors MODE]] [--log N] [--verbose]
+ *
+ * DESCRIPTION
+ *	zfsx runs a random sequence of operations, drawn from --seed, against
+ *	the zonefs mounted on MNT, and checks every result against a model of
+ *	the file system built from SPEC sections 4, 5 and 6. The same seed,
+ *	the same options and a freshly formatted device give the same
+ *	operations, so a divergence found at operation K replays with
+ *	"zfsx --seed N --ops K+1 ...".
+ *
+ *	The model holds, per file: its size, its capacity, a tag per block
+ *	(the write that put the block's data there, 0 when unknown) from which
+ *	the expected bytes are made again, its mode and owner, its open file
+ *	descriptors and whether its zone was explicitly opened; per mount: the
+ *	sequential files open for write (the open slots, against
+ *	max_wro_seq_files with explicit-open), the active zones and whether
+ *	the file system is read-only. Every call's result must be one the
+ *	model allows (where SPEC leaves several errnos possible the model
+ *	allows each of them), every read must return the model's bytes, and
+ *	after every write to a sequential file its size must be the model's.
+ *
+ *	Operations: direct writes (pwrite, libaio and io_uring, 1 to 32 in
+ *	flight, one block to 8 MiB, from buffers aligned, misaligned by 512 B
+ *	or by one byte, partly or wholly unmapped), O_APPEND and RWF_APPEND
+ *	writes, writes at the wrong offset or misaligned, reads at, below and
+ *	past the size and past the capacity, truncation to 0, to the
+ *	capacity and to other sizes, fsync, buffered writes, mmap reads and
+ *	shared writes, open and close of long-lived descriptors, chmod and
+ *	chown (checked by stat and by opening as another user), stat,
+ *	drop_caches and the sysfs counters.
+ *
+ *	With --procs N, N forked workers each own a distinct part of the
+ *	files (each with its own model and seed), and, when a sequential file
+ *	is left for it, two more processes append to that one shared file
+ *	with O_APPEND and RWF_APPEND: at the end its content must be whole
+ *	appends of both, each writer's in order, and its size their sum.
+ *
+ * OPTIONS
+ *	-d, --dir MNT		the zonefs mount point (required)
+ *	-s, --seed N		seed of the operation sequence (default 1)
+ *	-n, --ops N		operations to run, per worker (default 1000)
+ *	-f, --files LIST	files to use: comma-separated seq/N, cnv/N or
+ *				ranges seq/A-B (default seq/0-5,cnv/0-1; the
+ *				ones that do not exist are left out)
+ *	-e, --explicit-open	the mount has explicit-open: a first open for
+ *				write beyond max_wro_seq_files fails with EBUSY
+ *	-p, --procs N		N workers on distinct files, plus the pair of
+ *				appenders on a shared sequential file
+ *	-t, --seconds S		stop, successfully, after S seconds
+ *	-b, --spec-buffers	a direct write to a conventional file from a
+ *				buffer not aligned to the block size must fail
+ *				with EINVAL too, not only one the device's DMA
+ *				alignment refuses (what the module does); for a
+ *				sequential file that is always the rule
+ *	-q, --no-queued-faults	no bad buffer inside a queue of writes
+ *	-r, --rogue N		with one process: N in 1000 operations are a
+ *				device event, a rogue write to the raw device
+ *				at a zone's write pointer, found by the file's
+ *				next write (SPEC section 5)
+ *	-E, --errors MODE	the mount's errors= mode, which decides what
+ *				the model does then (default remount-ro)
+ *	-l, --log N		operations shown before a divergence (20)
+ *	-v, --verbose		print every operation
+ *	-h, --help		this text
+ *
+ * OUTPUT
+ *	On success one line: "zfsx: seed S ops N ok (writes W, reads R,
+ *	truncates T, errors E by errno NAME:n ...)", exit 0. On a divergence:
+ *	the last operations, what diverged, the seed, the operation number
+ *	and the command that replays it, exit 1. Usage errors exit 2.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <grp.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/aio_abi.h>
+#include <linux/blkzoned.h>
+#include <liburing.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+#include <sys/vfs.h>
+#include <sys/wait.h>
+
+#define ZFSX_MAX_FILES		64
+#define ZFSX_MAX_FDS		3	/* long-lived descriptors per file */
+#define ZFSX_MAX_DEPTH		32
+#define ZFSX_MAX_QUEUE		(4LL << 20)	/* bytes in flight per op */
+#define ZFSX_PAGE		4096
+#define ZFSX_LOG_MAX		64
+#define ZFSX_LINE		240
+#define ZFSX_NOBODY		65534
+#define ZFSX_GOLDEN		0x9e3779b97f4a7c15ULL
+#define ZFSX_APPEND_MAGIC	0x444e505841534b5aULL
+
+/* Errnos a call may end with: a small set. */
+struct zfsx_errs {
+	int e[8];
+	int n;
+};
+
+/* A long-lived open file descriptor of a file. */
+struct zfsx_fd {
+	int fd;
+	int flags;
+};
+
+/* The model of one file. */
+struct zfsx_file {
+	char name[32];			/* "seq/3" */
+	char path[PATH_MAX];
+	int seq;			/* sequential file */
+	int shared;			/* the appenders' file */
+	long long cap;			/* capacity (bytes) */
+	long long size;			/* size (bytes) */
+	unsigned int mode;		/* permission bits */
+	unsigned int uid, gid;
+	uint32_t *tag;			/* per block: the write's tag, 0 unknown */
+	long long nblocks;
+	struct zfsx_fd fds[ZFSX_MAX_FDS];
+	int nfds;
+	int wrefs;			/* descriptors open for write */
+	int zopen;			/* maybe explicitly opened (active) */
+	long long zstart;		/* zone start on the device (bytes) */
+	int zro;			/* errors=zone-ro made it read-only */
+	int offline;			/* errors=zone-offline took it */
+};
+
+/* What a run did, for the summary line (shared by the workers). */
+struct zfsx_counts {
+	long long ops, writes, reads, truncs, errs;
+	long long bytes_written, bytes_checked;
+	long long errno_count[134];
+};
+
+#define ZFSX_NERRNO	134
+
+/* The model of the mount, and the run's state. */
+struct zfsx {
+	/* options */
+	const char *dir;
+	uint64_t seed;
+	long long ops;
+	const char *files_arg;
+	int explicit_open;
+	int rogue;			/* writes behind the mount, per mille */
+	const char *errors;		/* the mount's errors= mode */
+	int procs;
+	int seconds;
+	int spec_buffers;
+	int no_queued_faults;
+	int nlog;
+	int verbose;
+	/* device facts */
+	char dev[PATH_MAX];
+	char devname[PATH_MAX];
+	unsigned int bs;		/* block size */
+	unsigned int dma_mask;		/* device DMA alignment mask */
+	unsigned int max_wro;		/* max_wro_seq_files, 0: none */
+	unsigned int max_active;
+	/* model of the mount */
+	struct zfsx_file files[ZFSX_MAX_FILES];
+	int nfiles;
+	int nwro;			/* seq files open for write */
+	unsigned int wro_quota;		/* this process may hold that many */
+	int rdonly;
+	int global_checks;		/* sysfs counters are this process' */
+	/* run state */
+	int worker;			/* -1: single process */
+	uint64_t rng;
+	long long opno;
+	time_t deadline;
+	char log[ZFSX_LOG_MAX][ZFSX_LINE];
+	char cur[ZFSX_LINE];
+	struct zfsx_counts *cnt;
+	int argc;
+	char **argv;
+};
+
+static struct zfsx zx;
+
+static const char *zfsx_errname(int err)
+{
+	const char *name = strerrorname_np(err);
+
+	return name ? name : "UNKNOWN";
+}
+
+/* splitmix64: the whole run follows from the seed. */
+static uint64_t zfsx_rnd(void)
+{
+	uint64_t z = (zx.rng += ZFSX_GOLDEN);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* A number in [0, n). */
+static long long zfsx_below(long long n)
+{
+	return n > 0 ? (long long)(zfsx_rnd() % (uint64_t)n) : 0;
+}
+
+static int zfsx_pct(int p)
+{
+	return zfsx_below(100) < p;
+}
+
+/* ---- log and divergence ---- */
+
+static void zfsx_note(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (zx.worker >= 0)
+		n = snprintf(zx.cur, sizeof(zx.cur), "w%d#%lld ", zx.worker,
+			     zx.opno);
+	else
+		n = snprintf(zx.cur, sizeof(zx.cur), "#%lld ", zx.opno);
+	va_start(ap, fmt);
+	vsnprintf(zx.cur + n, sizeof(zx.cur) - n, fmt, ap);
+	va_end(ap);
+	memcpy(zx.log[zx.opno % ZFSX_LOG_MAX], zx.cur, ZFSX_LINE);
+	if (zx.verbose)
+		fprintf(stderr, "%s\n", zx.cur);
+}
+
+/* Append the outcome to the current operation's log line. */
+static void zfsx_note_more(const char *fmt, ...)
+{
+	char *line = zx.log[zx.opno % ZFSX_LOG_MAX];
+	size_t n = strlen(line);
+	va_list ap;
+
+	if (n >= ZFSX_LINE - 2)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line + n, ZFSX_LINE - n, fmt, ap);
+	va_end(ap);
+}
+
+static void zfsx_replay_cmd(FILE *out)
+{
+	int i;
+
+	fprintf(out, "zfsx: replay: zfsx --seed %llu --ops %lld",
+		(unsigned long long)zx.seed, zx.opno + 1);
+	for (i = 1; i < zx.argc; i++) {
+		const char *a = zx.argv[i];
+
+		if (!strcmp(a, "--seed") || !strcmp(a, "-s") ||
+		    !strcmp(a, "--ops") || !strcmp(a, "-n") ||
+		    !strcmp(a, "--seconds") || !strcmp(a, "-t")) {
+			i++;
+			continue;
+		}
+		if (!strncmp(a, "--seed=", 7) || !strncmp(a, "--ops=", 6) ||
+		    !strncmp(a, "--seconds=", 10))
+			continue;
+		fprintf(out, " %s", a);
+	}
+	fprintf(out, "\n");
+}
+
+static void __attribute__((format(printf, 1, 2), noreturn))
+zfsx_diverge(const char *fmt, ...)
+{
+	long long first = zx.opno - zx.nlog + 1, i;
+	va_list ap;
+
+	fflush(stdout);
+	if (first < 0)
+		first = 0;
+	if (zx.opno - first >= ZFSX_LOG_MAX)
+		first = zx.opno - ZFSX_LOG_MAX + 1;
+	printf("zfsx: last operations%s:\n",
+	       zx.worker >= 0 ? " of this worker" : "");
+	for (i = first; i <= zx.opno; i++)
+		printf("  %s\n", zx.log[i % ZFSX_LOG_MAX]);
+	printf("zfsx: DIVERGENCE: ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\nzfsx: seed %llu op %lld", (unsigned long long)zx.seed,
+	       zx.opno);
+	if (zx.worker >= 0)
+		printf(" worker %d", zx.worker);
+	printf("\n");
+	zfsx_replay_cmd(stdout);
+	fflush(stdout);
+	exit(1);
+}
+
+static void __attribute__((format(printf, 1, 2), noreturn))
+zfsx_die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "zfsx: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+	exit(2);
+}
+
+/* ---- expected outcomes ---- */
+
+static void zfsx_allow(struct zfsx_errs *x, int err)
+{
+	int i;
+
+	for (i = 0; i < x->n; i++)
+		if (x->e[i] == err)
+			return;
+	if (x->n < 8)
+		x->e[x->n++] = err;
+}
+
+static int zfsx_allowed(const struct zfsx_errs *x, int err)
+{
+	int i;
+
+	for (i = 0; i < x->n; i++)
+		if (x->e[i] == err)
+			return 1;
+	return 0;
+}
+
+static const char *zfsx_errs_str(const struct zfsx_errs *x, int ok)
+{
+	static char s[128];
+	int i, n = 0;
+
+	s[0] = 0;
+	if (ok)
+		n = snprintf(s, sizeof(s), "success");
+	for (i = 0; i < x->n && n < (int)sizeof(s) - 20; i++)
+		n += snprintf(s + n, sizeof(s) - n, "%s%s", n ? "|" : "",
+			      zfsx_errname(x->e[i]));
+	return s;
+}
+
+static void zfsx_count_err(int err)
+{
+	zx.cnt->errs++;
+	if (err > 0 && err < ZFSX_NERRNO)
+		zx.cnt->errno_count[err]++;
+}
+
+/*
+ * Check a result: @ret is >= 0 or -errno. @ok says whether success is
+ * allowed. Returns ret.
+ */
+static long long zfsx_check(const char *what, long long ret,
+			    const struct zfsx_errs *x, int ok)
+{
+	if (ret < 0) {
+		zfsx_note_more(" -> %s", zfsx_errname(-ret));
+		if (!zfsx_allowed(x, -ret))
+			zfsx_diverge("%s: got %s, the model allows %s", what,
+				     zfsx_errname(-ret), zfsx_errs_str(x, ok));
+		zfsx_count_err(-ret);
+	} else {
+		zfsx_note_more(" -> %lld", ret);
+		if (!ok)
+			zfsx_diverge("%s: got %lld, the model allows %s", what,
+				     ret, zfsx_errs_str(x, ok));
+	}
+	return ret;
+}
+
+/* ---- data pattern: the zfs_io pattern with the write's tag as seed ---- */
+
+static uint64_t zfsx_word(uint64_t off, uint64_t tag)
+{
+	return off ^ (tag * ZFSX_GOLDEN);
+}
+
+/* Fill @len bytes of the pattern of @tag for file offset @off. */
+static void zfsx_fill(unsigned char *buf, size_t len, uint64_t off,
+		      uint64_t tag)
+{
+	size_t i = 0;
+
+	for (; i < len && ((off + i) & 7); i++)
+		buf[i] = zfsx_word((off + i) & ~7ULL, tag) >> (((off + i) & 7) * 8);
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w = zfsx_word(off + i, tag);
+
+		memcpy(buf + i, &w, 8);
+	}
+	for (; i < len; i++)
+		buf[i] = zfsx_word((off + i) & ~7ULL, tag) >> (((off + i) & 7) * 8);
+}
+
+/*
+ * Check @len bytes read at file offset @off against the model of @f.
+ * Blocks of unknown data (tag 0) are not checked.
+ */
+static void zfsx_verify(struct zfsx_file *f, const unsigned char *buf,
+			long long off, long long len, const char *how)
+{
+	static unsigned char *exp;
+	static size_t explen;
+	long long pos = off, end = off + len;
+
+	if (explen < zx.bs) {
+		free(exp);
+		exp = malloc(zx.bs);
+		explen = zx.bs;
+		if (!exp)
+			zfsx_die("out of memory");
+	}
+	while (pos < end) {
+		long long b = pos / zx.bs;
+		long long bend = (b + 1) * (long long)zx.bs;
+		long long n = (bend < end ? bend : end) - pos;
+		uint32_t tag = b < f->nblocks ? f->tag[b] : 0;
+
+		if (tag) {
+			zfsx_fill(exp, n, pos, tag);
+			if (memcmp(exp, buf + (pos - off), n)) {
+				long long i = 0;
+
+				while (exp[i] == buf[pos - off + i])
+					i++;
+				zfsx_diverge("%s of %s: byte at %lld differs (block %lld, tag %u, size %lld)",
+					     how, f->name, pos + i, b, tag,
+					     f->size);
+			}
+			zx.cnt->bytes_checked += n;
+		}
+		pos += n;
+	}
+}
+
+/* Blocks [off, off + len) now hold the data of @tag (0: unknown). */
+static void zfsx_set_tags(struct zfsx_file *f, long long off, long long len,
+			  uint32_t tag)
+{
+	long long b = off / zx.bs, e = (off + len + zx.bs - 1) / zx.bs;
+
+	if (len <= 0)
+		return;
+	/* Partly written blocks: unknown. */
+	if (off % zx.bs)
+		f->tag[b] = 0;
+	if ((off + len) % zx.bs && e - 1 < f->nblocks)
+		f->tag[e - 1] = 0;
+	if (off % zx.bs)
+		b++;
+	if ((off + len) % zx.bs)
+		e--;
+	for (; b < e && b < f->nblocks; b++)
+		f->tag[b] = tag;
+}
+
+/* ---- buffers ---- */
+
+enum zfsx_buf_kind {
+	ZFSX_BUF_ALIGNED,
+	ZFSX_BUF_MIS512,
+	ZFSX_BUF_MIS1,
+	ZFSX_BUF_HOLE,		/* first page mapped, the rest not */
+	ZFSX_BUF_UNMAPPED,
+};
+
+static const char *const zfsx_buf_names[] = {
+	"aligned", "mis512", "mis1", "hole", "unmapped",
+};
+
+struct zfsx_buf {
+	unsigned char *map;
+	size_t maplen;
+	unsigned char *p;
+	long long mapped;	/* bytes of the buffer that are accessible */
+};
+
+static void zfsx_buf_get(struct zfsx_buf *b, enum zfsx_buf_kind kind,
+			 size_t len)
+{
+	b->maplen = len + 2 * ZFSX_PAGE;
+	b->map = mmap(NULL, b->maplen, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (b->map == MAP_FAILED)
+		zfsx_die("mmap of %zu bytes: %s", b->maplen, strerror(errno));
+	b->p = b->map;
+	b->mapped = len;
+	if (kind == ZFSX_BUF_MIS512)
+		b->p += 512;
+	else if (kind == ZFSX_BUF_MIS1)
+		b->p += 1;
+}
+
+/* Take access away once the buffer is filled. */
+static void zfsx_buf_protect(struct zfsx_buf *b, enum zfsx_buf_kind kind)
+{
+	if (kind == ZFSX_BUF_HOLE) {
+		mprotect(b->map + ZFSX_PAGE, b->maplen - ZFSX_PAGE, PROT_NONE);
+		b->mapped = ZFSX_PAGE;
+	} else if (kind == ZFSX_BUF_UNMAPPED) {
+		mprotect(b->map, b->maplen, PROT_NONE);
+		b->mapped = 0;
+	}
+}
+
+static void zfsx_buf_put(struct zfsx_buf *b)
+{
+	munmap(b->map, b->maplen);
+}
+
+/*
+ * Whether a direct write buffer at @p is refused for its alignment: for a
+ * sequential file, one not aligned to the block size (SPEC section 4);
+ * for a conventional file, one the device's DMA alignment refuses, or
+ * with --spec-buffers one not aligned to the block size.
+ */
+static int zfsx_buf_refused(const void *p, int seq)
+{
+	uintptr_t a = (uintptr_t)p;
+
+	if (zx.spec_buffers || seq)
+		return (a & (zx.bs - 1)) != 0;
+	return (a & zx.dma_mask) != 0;
+}
+
+/* ---- device and file discovery ---- */
+
+static void zfsx_read_str(const char *path, char *buf, size_t len)
+{
+	FILE *fp = fopen(path, "r");
+
+	buf[0] = 0;
+	if (!fp)
+		return;
+	if (!fgets(buf, len, fp))
+		buf[0] = 0;
+	fclose(fp);
+	buf[strcspn(buf, "\n")] = 0;
+}
+
+static long long zfsx_read_num(const char *fmt, const char *name)
+{
+	char path[PATH_MAX], buf[64];
+
+	snprintf(path, sizeof(path), fmt, name);
+	zfsx_read_str(path, buf, sizeof(buf));
+	return buf[0] ? atoll(buf) : -1;
+}
+
+/* The device mounted on --dir, from /proc/mounts. */
+static void zfsx_find_dev(void)
+{
+	char dev[PATH_MAX], mnt[PATH_MAX], type[64], real[PATH_MAX];
+	FILE *fp = fopen("/proc/mounts", "r");
+	char line[3 * PATH_MAX];
+	int found = 0;
+
+	if (!fp || !realpath(zx.dir, real))
+		zfsx_die("cannot find the mount of %s", zx.dir);
+	while (fgets(line, sizeof(line), fp)) {
+		if (sscanf(line, "%4095s %4095s %63s", dev, mnt, type) != 3)
+			continue;
+		if (!strcmp(mnt, real) && !strcmp(type, "zonefs")) {
+			snprintf(zx.dev, sizeof(zx.dev), "%s", dev);
+			found = 1;
+		}
+	}
+	fclose(fp);
+	if (!found)
+		zfsx_die("no zonefs is mounted on %s", zx.dir);
+	snprintf(zx.devname, sizeof(zx.devname), "%s",
+		 strrchr(zx.dev, '/') ? strrchr(zx.dev, '/') + 1 : zx.dev);
+}
+
+/* The zone behind a file: its inode number is its zone index (SPEC 3). */
+static void zfsx_zone_of(struct zfsx_file *f, ino_t ino)
+{
+	struct blk_zone_report *rep;
+	long long zsect;
+	int fd;
+
+	zsect = zfsx_read_num("/sys/block/%s/queue/chunk_sectors", zx.devname);
+	fd = open(zx.dev, O_RDONLY);
+	rep = calloc(1, sizeof(*rep) + sizeof(struct blk_zone));
+	if (fd < 0 || !rep || zsect <= 0)
+		zfsx_die("cannot read the zones of %s", zx.dev);
+	rep->sector = (unsigned long long)ino * zsect;
+	f->zstart = rep->sector << 9;
+	rep->nr_zones = 1;
+	if (ioctl(fd, BLKREPORTZONE, rep) || rep->nr_zones != 1)
+		zfsx_die("zone report of %s: %s", zx.dev, strerror(errno));
+	if (f->seq) {
+		f->cap = (long long)((rep->flags & BLK_ZONE_REP_CAPACITY) ?
+				     rep->zones[0].capacity :
+				     rep->zones[0].len) << 9;
+	}
+	free(rep);
+	close(fd);
+}
+
+static void zfsx_add_file(const char *grp, long n)
+{
+	struct zfsx_file *f;
+	struct stat st;
+
+	if (zx.nfiles >= ZFSX_MAX_FILES)
+		zfsx_die("too many files");
+	f = &zx.files[zx.nfiles];
+	memset(f, 0, sizeof(*f));
+	snprintf(f->path, sizeof(f->path), "%s/%s/%ld", zx.dir, grp, n);
+	snprintf(f->name, sizeof(f->name), "%s/%ld", grp, n);
+	if (stat(f->path, &st))
+		return;
+	f->seq = !strcmp(grp, "seq");
+	f->cap = st.st_size;
+	zfsx_zone_of(f, st.st_ino);
+	f->size = st.st_size;
+	f->mode = st.st_mode & 07777;
+	f->uid = st.st_uid;
+	f->gid = st.st_gid;
+	f->nblocks = (f->cap + zx.bs - 1) / zx.bs;
+	/* Data already there is unknown: tag 0. */
+	f->tag = calloc(f->nblocks ? f->nblocks : 1, sizeof(*f->tag));
+	if (!f->tag)
+		zfsx_die("out of memory");
+	zx.nfiles++;
+}
+
+static void zfsx_parse_files(const char *arg)
+{
+	char *s = strdup(arg), *tok, *save = NULL;
+
+	for (tok = strtok_r(s, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		char grp[8];
+		long a, b;
+		int n;
+
+		n = sscanf(tok, "%3[a-z]/%ld-%ld", grp, &a, &b);
+		if (n == 2)
+			b = a;
+		if (n < 2 || (strcmp(grp, "seq") && strcmp(grp, "cnv")) ||
+		    a < 0 || b < a || b - a > ZFSX_MAX_FILES)
+			zfsx_die("bad --files item '%s'", tok);
+		for (; a <= b; a++)
+			zfsx_add_file(grp, a);
+	}
+	free(s);
+	if (!zx.nfiles)
+		zfsx_die("none of the files '%s' exists", arg);
+}
+
+static void zfsx_setup(void)
+{
+	struct statfs sfs;
+	long long v;
+
+	zfsx_find_dev();
+	if (statfs(zx.dir, &sfs))
+		zfsx_die("statfs %s: %s", zx.dir, strerror(errno));
+	/* SPEC 3: f_bsize is the block size. */
+	zx.bs = sfs.f_bsize;
+	v = zfsx_read_num("/sys/block/%s/queue/dma_alignment", zx.devname);
+	zx.dma_mask = v < 0 ? 511 : v;
+	v = zfsx_read_num("/sys/fs/zonefs/%s/max_wro_seq_files", zx.devname);
+	zx.max_wro = v < 0 ? 0 : v;
+	v = zfsx_read_num("/sys/fs/zonefs/%s/max_active_seq_files", zx.devname);
+	zx.max_active = v < 0 ? 0 : v;
+	zx.wro_quota = zx.max_wro;
+	zfsx_parse_files(zx.files_arg);
+}
+
+/* ---- open, close and the open slots ---- */
+
+static int zfsx_writable(int flags)
+{
+	return (flags & O_ACCMODE) != O_RDONLY;
+}
+
+static const char *zfsx_flags_str(int flags)
+{
+	static char s[64];
+
+	snprintf(s, sizeof(s), "%s%s%s",
+		 (flags & O_ACCMODE) == O_RDONLY ? "r" :
+		 (flags & O_ACCMODE) == O_WRONLY ? "w" : "rw",
+		 flags & O_DIRECT ? ",direct" : "",
+		 flags & O_APPEND ? ",append" : "");
+	return s;
+}
+
+/*
+ * Whether this process may try a first open for write of @f now: with
+ * several workers each keeps to its share of the open slots, so that no
+ * worker's EBUSY depends on another's opens.
+ */
+static int zfsx_may_open(struct zfsx_file *f, int flags)
+{
+	if (!f->seq || !zfsx_writable(flags) || f->wrefs || zx.worker < 0 ||
+	    !zx.explicit_open || !zx.max_wro)
+		return 1;
+	return zx.nwro < (int)zx.wro_quota;
+}
+
+/* Files open for write whose zone no error took away. */
+static int zfsx_nwro_good(void)
+{
+	int i, n = 0;
+
+	for (i = 0; i < zx.nfiles; i++)
+		n += zx.files[i].seq && zx.files[i].wrefs &&
+		     !zx.files[i].zro && !zx.files[i].offline;
+	return n;
+}
+
+/*
+ * Open @f with @flags and check the result against the model.
+ * SPEC 5 (explicit-open): a first open for write of a sequential file
+ * beyond the device's open zone limit fails with EBUSY. SPEC 5
+ * (read-only): no open for write on a read-only file system (EROFS, the
+ * VFS's answer). Returns the descriptor or -1.
+ */
+static int zfsx_open(struct zfsx_file *f, int flags)
+{
+	struct zfsx_errs x = { 0 };
+	int ok = 1, fd;
+	long long ret;
+
+	if (zfsx_writable(flags) && zx.rdonly) {
+		zfsx_allow(&x, EROFS);
+		ok = 0;
+	} else if (f->seq && zfsx_writable(flags) && !f->wrefs &&
+		   zx.explicit_open && zx.max_wro && !f->zro && !f->offline &&
+		   zx.nwro >= (int)zx.max_wro) {
+		zfsx_allow(&x, EBUSY);
+		/*
+		 * SPEC 5: a zone an error made read-only or offline gives
+		 * its open slot back, in sysfs too: whether a file still
+		 * open for write on such a zone counts is not said.
+		 */
+		ok = zfsx_nwro_good() < (int)zx.max_wro;
+	}
+	fd = open(f->path, flags);
+	ret = fd < 0 ? -errno : 0;
+	zfsx_note_more(" open(%s)", zfsx_flags_str(flags));
+	zfsx_check("open", ret, &x, ok);
+	if (fd < 0)
+		return -1;
+	if (f->seq && zfsx_writable(flags) && !f->wrefs++) {
+		zx.nwro++;
+		f->zopen = zx.explicit_open && f->size < f->cap;
+	}
+	return fd;
+}
+
+/* The last close of a write descriptor closes the zone (SPEC 5). */
+static void zfsx_close(struct zfsx_file *f, int fd, int flags)
+{
+	if (close(fd))
+		zfsx_diverge("close of %s: %s", f->name, zfsx_errname(errno));
+	if (f->seq && zfsx_writable(flags) && !--f->wrefs) {
+		zx.nwro--;
+		f->zopen = 0;
+	}
+}
+
+static const int zfsx_open_flags[] = {
+	O_RDONLY, O_RDONLY | O_DIRECT, O_WRONLY | O_DIRECT,
+	O_RDWR | O_DIRECT, O_WRONLY, O_RDWR, O_WRONLY | O_DIRECT | O_APPEND,
+};
+
+#define ZFSX_NFLAGS ((int)(sizeof(zfsx_open_flags) / sizeof(int)))
+
+static void zfsx_op_open(struct zfsx_file *f)
+{
+	int flags = zfsx_open_flags[zfsx_below(ZFSX_NFLAGS)];
+	int fd;
+
+	zfsx_note("open %s %s (slots %d/%u)", f->name, zfsx_flags_str(flags),
+		  zx.nwro, zx.max_wro);
+	if (f->nfds >= ZFSX_MAX_FDS || !zfsx_may_open(f, flags)) {
+		zfsx_note_more(" skipped");
+		return;
+	}
+	fd = zfsx_open(f, flags);
+	if (fd < 0)
+		return;
+	f->fds[f->nfds].fd = fd;
+	f->fds[f->nfds].flags = flags;
+	f->nfds++;
+}
+
+static void zfsx_op_close(struct zfsx_file *f)
+{
+	int i;
+
+	if (!f->nfds) {
+		zfsx_note("close %s: none open", f->name);
+		return;
+	}
+	i = zfsx_below(f->nfds);
+	zfsx_note("close %s fd %s", f->name, zfsx_flags_str(f->fds[i].flags));
+	zfsx_close(f, f->fds[i].fd, f->fds[i].flags);
+	f->fds[i] = f->fds[--f->nfds];
+}
+
+/* A long-lived descriptor of @f with write access, or -1. */
+static int zfsx_pick_fd(struct zfsx_file *f, int want_write)
+{
+	int i, start = zfsx_below(ZFSX_MAX_FDS);
+
+	for (i = 0; i < f->nfds; i++) {
+		int j = (start + i) % f->nfds;
+
+		if (!want_write || zfsx_writable(f->fds[j].flags))
+			return j;
+	}
+	return -1;
+}
+
+/* ---- stat and sysfs checks ---- */
+
+static void zfsx_check_stat(struct zfsx_file *f, const char *when)
+{
+	unsigned int mask = 07777;
+	struct stat st;
+
+	if (stat(f->path, &st))
+		zfsx_diverge("stat %s %s: %s", f->name, when,
+			     zfsx_errname(errno));
+	/* SPEC 4: the size is the write pointer (seq) or the capacity. */
+	if (st.st_size != f->size)
+		zfsx_diverge("size of %s %s: %lld, the model has %lld",
+			     f->name, when, (long long)st.st_size, f->size);
+	/*
+	 * SPEC 3: chmod and chown last until unmount. SPEC 5: a zone made
+	 * read-only loses its write bits, an offline one all its bits, also
+	 * again when its inode is built again after a chmod: not checked.
+	 */
+	if (f->offline)
+		mask = 0;
+	else if (f->zro)
+		mask = 07555;
+	if ((st.st_mode & mask) != (f->mode & mask) || st.st_uid != f->uid ||
+	    st.st_gid != f->gid)
+		zfsx_diverge("mode/owner of %s %s: %o %u:%u, the model has %o %u:%u",
+			     f->name, when, st.st_mode & 07777, st.st_uid,
+			     st.st_gid, f->mode, f->uid, f->gid);
+}
+
+static void zfsx_op_stat(struct zfsx_file *f)
+{
+	zfsx_note("stat %s", f->name);
+	zfsx_check_stat(f, "");
+}
+
+/*
+ * SPEC 6: nr_wro_seq_files is the number of sequential files open for
+ * write; nr_active_seq_files counts the zones open or partly written. A
+ * zone reset while explicitly open may stay open: counted as maybe.
+ */
+static void zfsx_op_sysfs(void)
+{
+	long long wro, act, lo = 0, hi = 0;
+	int i;
+
+	zfsx_note("sysfs counters");
+	if (!zx.global_checks)
+		return;
+	for (i = 0; i < zx.nfiles; i++) {
+		struct zfsx_file *f = &zx.files[i];
+
+		if (!f->seq || f->size >= f->cap || f->zro || f->offline)
+			continue;
+		if (f->size > 0) {
+			lo++;
+			hi++;
+		} else if (f->zopen) {
+			hi++;
+		}
+	}
+	wro = zfsx_read_num("/sys/fs/zonefs/%s/nr_wro_seq_files", zx.devname);
+	act = zfsx_read_num("/sys/fs/zonefs/%s/nr_active_seq_files",
+			    zx.devname);
+	zfsx_note_more(" -> wro %lld active %lld", wro, act);
+	if (wro < zfsx_nwro_good() || wro > zx.nwro)
+		zfsx_diverge("nr_wro_seq_files is %lld, the model has %d..%d",
+			     wro, zfsx_nwro_good(), zx.nwro);
+	if (act < lo || act > hi)
+		zfsx_diverge("nr_active_seq_files is %lld, the model has %lld..%lld",
+			     act, lo, hi);
+}
+
+/* ---- writes ---- */
+
+struct zfsx_io {
+	long long off;		/* where it is issued (-1: append) */
+	long long plan;		/* where its data was made for */
+	long long len;
+	enum zfsx_buf_kind kind;
+	struct zfsx_buf buf;
+	long long res;		/* bytes or -errno */
+};
+
+enum zfsx_how { ZFSX_SYNC, ZFSX_RWF_APPEND, ZFSX_LIBAIO, ZFSX_URING };
+
+static const char *const zfsx_how_names[] = {
+	"pwrite", "rwf_append", "libaio", "uring",
+};
+
+static void zfsx_issue_libaio(int fd, struct zfsx_io *io, int n, int rd)
+{
+	struct iocb cbs[ZFSX_MAX_DEPTH], *cbp[ZFSX_MAX_DEPTH];
+	struct io_event ev[ZFSX_MAX_DEPTH];
+	aio_context_t ctx = 0;
+	long ret;
+	int i, done = 0;
+
+	if (syscall(SYS_io_setup, n, &ctx))
+		zfsx_die("io_setup: %s", strerror(errno));
+	memset(cbs, 0, sizeof(cbs));
+	for (i = 0; i < n; i++) {
+		cbs[i].aio_fildes = fd;
+		cbs[i].aio_lio_opcode = rd ? IOCB_CMD_PREAD : IOCB_CMD_PWRITE;
+		cbs[i].aio_buf = (uintptr_t)io[i].buf.p;
+		cbs[i].aio_nbytes = io[i].len;
+		cbs[i].aio_offset = io[i].off < 0 ? 0 : io[i].off;
+		cbs[i].aio_data = i;
+		cbp[i] = &cbs[i];
+		io[i].res = -EINPROGRESS;
+	}
+	ret = syscall(SYS_io_submit, ctx, n, cbp);
+	if (ret < 0)
+		ret = 0, io[0].res = -errno;
+	/* Not submitted: the first of those failed with io[ret].res. */
+	for (i = ret + 1; i < n; i++)
+		io[i].res = -ECANCELED;
+	if (ret < n && io[ret].res == -EINPROGRESS)
+		io[ret].res = -ECANCELED;
+	while (done < ret) {
+		long got = syscall(SYS_io_getevents, ctx, 1, ret - done, ev,
+				   NULL);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			zfsx_die("io_getevents: %s", strerror(errno));
+		for (i = 0; i < got; i++)
+			io[ev[i].data].res = (long long)ev[i].res;
+		done += got;
+	}
+	syscall(SYS_io_destroy, ctx);
+}
+
+static void zfsx_issue_uring(int fd, struct zfsx_io *io, int n, int rd)
+{
+	struct io_uring ring;
+	struct io_uring_cqe *cqe;
+	int i, ret;
+
+	ret = io_uring_queue_init(ZFSX_MAX_DEPTH, &ring, 0);
+	if (ret)
+		zfsx_die("io_uring_queue_init: %s", strerror(-ret));
+	for (i = 0; i < n; i++) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+		/* -1: the file position, where O_APPEND writes go anyway. */
+		long long off = io[i].off < 0 ? -1 : io[i].off;
+
+		if (rd)
+			io_uring_prep_read(sqe, fd, io[i].buf.p, io[i].len, off);
+		else
+			io_uring_prep_write(sqe, fd, io[i].buf.p, io[i].len,
+					    off);
+		io_uring_sqe_set_data64(sqe, i);
+		io[i].res = -ECANCELED;
+	}
+	ret = io_uring_submit(&ring);
+	if (ret < 0)
+		zfsx_die("io_uring_submit: %s", strerror(-ret));
+	for (i = 0; i < ret; i++) {
+		int r = io_uring_wait_cqe(&ring, &cqe);
+
+		if (r == -EINTR) {
+			i--;
+			continue;
+		}
+		if (r)
+			zfsx_die("io_uring_wait_cqe: %s", strerror(-r));
+		io[io_uring_cqe_get_data64(cqe)].res = cqe->res;
+		io_uring_cqe_seen(&ring, cqe);
+	}
+	io_uring_queue_exit(&ring);
+}
+
+static void zfsx_issue(int fd, enum zfsx_how how, struct zfsx_io *io, int n)
+{
+	int i;
+
+	switch (how) {
+	case ZFSX_LIBAIO:
+		zfsx_issue_libaio(fd, io, n, 0);
+		return;
+	case ZFSX_URING:
+		zfsx_issue_uring(fd, io, n, 0);
+		return;
+	default:
+		break;
+	}
+	for (i = 0; i < n; i++) {
+		struct iovec iov = { io[i].buf.p, io[i].len };
+		ssize_t r;
+
+		if (how == ZFSX_RWF_APPEND)
+			r = pwritev2(fd, &iov, 1, -1, RWF_APPEND);
+		else if (io[i].off < 0)
+			r = write(fd, io[i].buf.p, io[i].len);
+		else
+			r = pwrite(fd, io[i].buf.p, io[i].len, io[i].off);
+		io[i].res = r < 0 ? -errno : r;
+	}
+}
+
+/* A length in blocks: mostly small, sometimes several MiB. */
+static long long zfsx_len_blocks(long long max_bytes)
+{
+	long long mb = max_bytes / zx.bs, n;
+	int r = zfsx_below(100);
+
+	if (r < 60)
+		n = 1 + zfsx_below(8);
+	else if (r < 90)
+		n = 1 + zfsx_below((256 << 10) / zx.bs);
+	else if (r < 98)
+		n = 1 + zfsx_below((1 << 20) / zx.bs);
+	else
+		n = 1 + zfsx_below((4 << 20) / zx.bs);
+	if (mb < 1)
+		mb = 1;
+	return n > mb ? mb : n;
+}
+
+static enum zfsx_buf_kind zfsx_pick_buf(void)
+{
+	int r = zfsx_below(100);
+
+	if (r < 84)
+		return ZFSX_BUF_ALIGNED;
+	if (r < 89)
+		return ZFSX_BUF_MIS512;
+	if (r < 93)
+		return ZFSX_BUF_MIS1;
+	if (r < 98)
+		return ZFSX_BUF_HOLE;
+	return ZFSX_BUF_UNMAPPED;
+}
+
+/*
+ * The expected outcome of one write of @len bytes at @pos (already
+ * resolved for O_APPEND) to @f whose write pointer in the model is @wp.
+ * Sets *@full to the bytes a success writes. SPEC 4 rows: buffered write
+ * (EOPNOTSUPP on seq), direct write (alignment: EINVAL; seq offset must
+ * equal the write pointer: EINVAL), O_APPEND (cnv: EINVAL), write at or
+ * past the capacity (EFBIG; crossing it: shortened). SPEC 5: read-only
+ * (EROFS), a bad user buffer (EFAULT; a partly mapped one may write its
+ * mapped head, a short write).
+ */
+static int zfsx_expect_write(struct zfsx_file *f, long long pos, long long len,
+			     int direct, int append, struct zfsx_io *io,
+			     long long wp, struct zfsx_errs *x, long long *full)
+{
+	int ok = 1;
+	long long n;
+
+	*full = 0;
+	if (!direct && f->seq) {
+		zfsx_allow(x, EOPNOTSUPP);
+		return 0;
+	}
+	if (zx.rdonly) {
+		zfsx_allow(x, EROFS);
+		return 0;
+	}
+	/* SPEC 5 zone conditions: offline, every I/O fails; read-only. */
+	if (f->offline) {
+		zfsx_allow(x, EIO);
+		return 0;
+	}
+	if (f->zro) {
+		zfsx_allow(x, EROFS);
+		return 0;
+	}
+	if (append && !f->seq) {
+		zfsx_allow(x, EINVAL);
+		return 0;
+	}
+	if (append)
+		pos = wp;
+	if (pos >= f->cap) {
+		zfsx_allow(x, EFBIG);
+		/* A misaligned one may be refused for that first. */
+		if (direct && ((pos | len) % zx.bs || zfsx_buf_refused(io->buf.p, f->seq)))
+			zfsx_allow(x, EINVAL);
+		return 0;
+	}
+	n = len < f->cap - pos ? len : f->cap - pos;
+	if (direct && ((pos | n) % zx.bs || zfsx_buf_refused(io->buf.p, f->seq))) {
+		zfsx_allow(x, EINVAL);
+		ok = 0;
+	}
+	if (direct && f->seq && pos != wp) {
+		zfsx_allow(x, EINVAL);
+		ok = 0;
+	}
+	if (!ok)
+		return 0;
+	if (io->kind == ZFSX_BUF_UNMAPPED) {
+		zfsx_allow(x, EFAULT);
+		return 0;
+	}
+	if (io->kind == ZFSX_BUF_HOLE)
+		zfsx_allow(x, EFAULT);
+	*full = n;
+	return 1;
+}
+
+/*
+ * One write operation: 1 to 32 writes issued together on one descriptor,
+ * back to back from one offset. The model replays them in submission
+ * order, which is the order a sequential file takes them in (SPEC 4:
+ * several may be in flight, each must start where the previous ended).
+ */
+static void zfsx_op_write(struct zfsx_file *f, int buffered)
+{
+	struct zfsx_io io[ZFSX_MAX_DEPTH];
+	enum zfsx_how how = ZFSX_SYNC;
+	int depth = 1, direct = !buffered, append = 0, i, pick, fd, flags;
+	int uncertain = 0, bad = -1, faulty = 0;
+	long long pos, total, wp = f->size, start_size = f->size, per;
+	uint32_t tag = (uint32_t)(zx.opno + 1) * 2654435761u | 1;
+	struct stat st;
+
+	/* How it is issued. */
+	if (direct) {
+		int r = zfsx_below(100);
+
+		if (r < 40)
+			how = ZFSX_SYNC;
+		else if (r < 45)
+			how = ZFSX_RWF_APPEND;
+		else if (r < 72)
+			how = ZFSX_LIBAIO;
+		else
+			how = ZFSX_URING;
+		if (how >= ZFSX_LIBAIO)
+			depth = 1 + zfsx_below(ZFSX_MAX_DEPTH);
+		if (how == ZFSX_RWF_APPEND)
+			append = 1;
+		else
+			append = f->seq ? zfsx_pct(20) : zfsx_pct(3);
+	} else {
+		append = zfsx_pct(3);
+	}
+
+	/* Where: mostly right, sometimes wrong on purpose. */
+	if (f->seq) {
+		int r = zfsx_below(100);
+
+		pos = f->size;
+		if (r < 8 && f->size < f->cap)
+			pos = zfsx_below(f->cap / zx.bs) * zx.bs;
+		else if (r < 12)
+			pos = f->cap + zfsx_below(4) * zx.bs;
+		else if (r < 15)
+			pos = f->size + 1 + zfsx_below(zx.bs - 1);
+	} else {
+		int r = zfsx_below(100);
+
+		pos = zfsx_below(f->cap / zx.bs) * zx.bs;
+		if (r < 5)
+			pos = f->cap - zx.bs * (1 + zfsx_below(4));
+		else if (r < 8)
+			pos = f->cap + zfsx_below(4) * zx.bs;
+		else if (r < 12 || buffered)
+			pos += zfsx_below(zx.bs);
+	}
+	per = ZFSX_MAX_QUEUE / depth;
+	if (buffered)
+		per = 256 << 10;
+
+	/* What: lengths and buffers, at most one bad buffer in a queue. */
+	if (depth > 1 && !zx.no_queued_faults && zfsx_pct(15))
+		bad = zfsx_below(depth);
+	for (i = 0; i < depth; i++) {
+		io[i].len = zfsx_len_blocks(per) * zx.bs;
+		if (buffered || zfsx_pct(4))
+			io[i].len = 1 + zfsx_below(io[i].len + zx.bs);
+		io[i].kind = ZFSX_BUF_ALIGNED;
+		if (depth == 1)
+			io[i].kind = zfsx_pick_buf();
+		else if (i == bad)
+			io[i].kind = ZFSX_BUF_MIS512 + zfsx_below(4);
+		if (io[i].kind == ZFSX_BUF_HOLE && io[i].len < 2 * ZFSX_PAGE)
+			io[i].len = 2 * ZFSX_PAGE;
+		faulty |= io[i].kind != ZFSX_BUF_ALIGNED;
+	}
+
+	/* Which descriptor. */
+	flags = (zfsx_pct(50) ? O_WRONLY : O_RDWR) | (direct ? O_DIRECT : 0) |
+		(append && how != ZFSX_RWF_APPEND ? O_APPEND : 0);
+	pick = zfsx_pct(50) ? zfsx_pick_fd(f, 1) : -1;
+	if (pick >= 0) {
+		flags = f->fds[pick].flags;
+		direct = !!(flags & O_DIRECT);
+		if (how != ZFSX_RWF_APPEND)
+			append = !!(flags & O_APPEND);
+	}
+
+	zfsx_note("write %s %s%s%s depth %d at %lld len %lld%s buf %s%s",
+		  f->name, zfsx_how_names[how], direct ? " direct" : " buffered",
+		  append ? " append" : "", depth, pos, io[0].len,
+		  depth > 1 ? "..." : "", zfsx_buf_names[io[0].kind],
+		  pick >= 0 ? " (held fd)" : "");
+	if (pick < 0 && !zfsx_may_open(f, flags)) {
+		zfsx_note_more(" skipped");
+		return;
+	}
+	fd = pick >= 0 ? f->fds[pick].fd : zfsx_open(f, flags);
+	if (fd < 0)
+		return;
+
+	/* Fill the buffers with the data each write will land. */
+	total = pos;
+	for (i = 0; i < depth; i++) {
+		long long at = append ? (i ? total : wp) : total;
+
+		io[i].off = append ? -1 : total;
+		io[i].plan = at;
+		zfsx_buf_get(&io[i].buf, io[i].kind, io[i].len);
+		zfsx_fill(io[i].buf.p, io[i].len, at, tag);
+		zfsx_buf_protect(&io[i].buf, io[i].kind);
+		total = at + io[i].len;
+	}
+
+	zfsx_issue(fd, how, io, depth);
+
+	/* Replay in submission order against the model. */
+	for (i = 0; i < depth; i++) {
+		struct zfsx_errs x = { 0 };
+		long long at = io[i].off < 0 ? wp : io[i].off, full, r;
+		int ok;
+		char what[64];
+
+		ok = zfsx_expect_write(f, at, io[i].len, direct, append, &io[i],
+				       wp, &x, &full);
+		if (uncertain) {
+			/*
+			 * Behind a short or failed write in the same queue:
+			 * a later write may find the write pointer moved
+			 * (EINVAL), be refused by the device or be cut
+			 * short (SPEC 5: no errors= policy for those).
+			 */
+			zfsx_allow(&x, EINVAL);
+			zfsx_allow(&x, EIO);
+			zfsx_allow(&x, EREMOTEIO);
+			zfsx_allow(&x, EFAULT);
+			zfsx_allow(&x, ECANCELED);
+		}
+		snprintf(what, sizeof(what), "write %d/%d of %s", i + 1,
+			 depth, f->name);
+		r = io[i].res;
+		if (depth > 1)
+			zfsx_note_more(" [%d]", i);
+		zfsx_check(what, r, &x, ok);
+		zx.cnt->writes++;
+		if (r < 0) {
+			if (ok && depth > 1 && f->seq)
+				uncertain = 1;
+			continue;
+		}
+		if (direct && (r % zx.bs))
+			zfsx_diverge("%s: %lld bytes, not whole blocks", what,
+				     r);
+		if (r > full || (r < full && io[i].kind != ZFSX_BUF_HOLE))
+			zfsx_diverge("%s: %lld bytes, the model wrote %lld",
+				     what, r, full);
+		if (io[i].kind == ZFSX_BUF_HOLE && r > io[i].buf.mapped)
+			zfsx_diverge("%s: %lld bytes from a buffer of %lld mapped bytes",
+				     what, r, io[i].buf.mapped);
+		if (f->seq && at != wp)
+			zfsx_diverge("%s: landed at %lld, the write pointer is %lld",
+				     what, at, wp);
+		/* An append that went elsewhere holds another offset's data. */
+		zfsx_set_tags(f, at, r, at == io[i].plan ? tag : 0);
+		zx.cnt->bytes_written += r;
+		if (f->seq) {
+			wp = at + r;
+			f->size = wp;
+		}
+		if (r < full && f->seq)
+			uncertain = 1;
+	}
+	for (i = 0; i < depth; i++)
+		zfsx_buf_put(&io[i].buf);
+
+	/* SPEC 4: the size is what the device acknowledged. */
+	if (f->seq) {
+		if (fstat(fd, &st))
+			zfsx_diverge("fstat of %s: %s", f->name,
+				     zfsx_errname(errno));
+		if (st.st_size != f->size)
+			zfsx_diverge("size of %s after the write: %lld, the model has %lld (it was %lld)",
+				     f->name, (long long)st.st_size, f->size,
+				     start_size);
+		if (f->size >= f->cap)
+			f->zopen = 0;
+	}
+	/* SPEC 5: a user fault never makes the file system read-only. */
+	if (faulty && !zx.rdonly) {
+		struct statvfs sv;
+
+		if (!statvfs(zx.dir, &sv) && (sv.f_flag & ST_RDONLY))
+			zfsx_diverge("the file system went read-only after a bad user buffer");
+	}
+	if (pick < 0)
+		zfsx_close(f, fd, flags);
+}
+
+/* ---- reads ---- */
+
+static void zfsx_op_read(struct zfsx_file *f)
+{
+	struct zfsx_errs x = { 0 };
+	int direct = zfsx_pct(60), r = zfsx_below(100), pick, fd, flags, ok;
+	enum zfsx_buf_kind kind = ZFSX_BUF_ALIGNED;
+	long long off, len, exp, ret;
+	struct zfsx_buf buf;
+
+	/* At, below and past the size, and past the capacity. */
+	if (r < 60 && f->size)
+		off = zfsx_below(f->size / zx.bs) * zx.bs;
+	else if (r < 75)
+		off = f->size;
+	else if (r < 85)
+		off = f->size + zfsx_below(64) * zx.bs;
+	else if (r < 90)
+		off = f->cap + zfsx_below(64) * zx.bs;
+	else
+		off = zfsx_below(f->cap);
+	len = zfsx_len_blocks(4 << 20) * zx.bs;
+	if (zfsx_pct(8))
+		len = 1 + zfsx_below(len);
+	if (zfsx_pct(10))
+		kind = zfsx_pct(50) ? ZFSX_BUF_MIS512 : ZFSX_BUF_MIS1;
+
+	flags = direct ? O_RDONLY | O_DIRECT : O_RDONLY;
+	pick = zfsx_pct(40) ? zfsx_pick_fd(f, 0) : -1;
+	if (pick >= 0 && (f->fds[pick].flags & O_ACCMODE) == O_WRONLY)
+		pick = -1;
+	if (pick >= 0) {
+		flags = f->fds[pick].flags;
+		direct = !!(flags & O_DIRECT);
+	}
+	zfsx_note("read %s%s at %lld len %lld buf %s%s", f->name,
+		  direct ? " direct" : "", off, len, zfsx_buf_names[kind],
+		  pick >= 0 ? " (held fd)" : "");
+	fd = pick >= 0 ? f->fds[pick].fd : zfsx_open(f, flags);
+	if (fd < 0)
+		return;
+
+	/*
+	 * SPEC 4 read row: anything below the size; at or past it, 0. A
+	 * direct read must be block aligned (EINVAL), but one at or past
+	 * the size may return 0 first, and one cut at the size may be
+	 * aligned once cut. The buffer's alignment: the device's DMA rule
+	 * refuses (EINVAL); SPEC says nothing else about reads, so a
+	 * buffer not aligned to the block size may also be refused.
+	 */
+	exp = off >= f->size ? 0 : (len < f->size - off ? len : f->size - off);
+	ok = 1;
+	zfsx_buf_get(&buf, kind, len);
+	if (direct) {
+		int mis = (off | exp) % zx.bs != 0;
+		int bufmis = ((uintptr_t)buf.p & zx.dma_mask) != 0;
+
+		if (!exp) {
+			if ((off | len) % zx.bs || bufmis)
+				zfsx_allow(&x, EINVAL);
+		} else if (mis || bufmis) {
+			zfsx_allow(&x, EINVAL);
+			ok = 0;
+		} else if (len % zx.bs) {
+			zfsx_allow(&x, EINVAL);
+		}
+		if (((uintptr_t)buf.p & (zx.bs - 1)))
+			zfsx_allow(&x, EINVAL);
+	}
+	if (f->offline) {
+		x.n = 0;
+		zfsx_allow(&x, EIO);
+		ok = 0;
+	}
+	ret = pread(fd, buf.p, len, off);
+	ret = ret < 0 ? -errno : ret;
+	zfsx_check("read", ret, &x, ok);
+	zx.cnt->reads++;
+	if (ret >= 0) {
+		if (ret != exp)
+			zfsx_diverge("read of %s at %lld: %lld bytes, the model has %lld (size %lld)",
+				     f->name, off, ret, exp, f->size);
+		zfsx_verify(f, buf.p, off, ret, "read");
+	}
+	zfsx_buf_put(&buf);
+	if (pick < 0)
+		zfsx_close(f, fd, flags);
+}
+
+/* ---- truncate ---- */
+
+static void zfsx_op_truncate(struct zfsx_file *f)
+{
+	struct zfsx_errs x = { 0 };
+	int r = zfsx_below(100), pick = -1, ok = 0;
+	long long size, ret;
+
+	if (r < 40 || (r < 70 && f->size == f->cap))
+		size = 0;
+	else if (r < 70)
+		size = f->cap;
+	else if (r < 80)
+		size = f->size;
+	else if (r < 90)
+		size = zfsx_below(f->cap / zx.bs) * zx.bs;
+	else if (r < 95)
+		size = f->cap + zx.bs;
+	else
+		size = 1 + zfsx_below(f->cap);
+	if (zfsx_pct(40))
+		pick = zfsx_pick_fd(f, 1);
+	zfsx_note("truncate %s to %lld%s", f->name, size,
+		  pick >= 0 ? " (ftruncate)" : "");
+
+	/*
+	 * SPEC 4 truncate row: cnv, EPERM; seq to 0 resets, to the
+	 * capacity finishes, else EPERM. Past the capacity the VFS may
+	 * refuse first (EFBIG). SPEC 5: EROFS when read-only, which the
+	 * VFS says first for a truncate by path on a read-only mount.
+	 */
+	if (zx.rdonly)
+		zfsx_allow(&x, EROFS);
+	if (!f->seq || (size && size != f->cap)) {
+		zfsx_allow(&x, EPERM);
+		if (size > f->cap)
+			zfsx_allow(&x, EFBIG);
+	} else if (zx.rdonly || f->zro || f->offline) {
+		/* SPEC 5: read-only (EROFS); offline, no I/O (EIO). */
+		zfsx_allow(&x, EROFS);
+		if (f->offline)
+			zfsx_allow(&x, EIO);
+	} else {
+		ok = 1;
+	}
+	if (pick >= 0)
+		ret = ftruncate(f->fds[pick].fd, size);
+	else
+		ret = truncate(f->path, size);
+	ret = ret < 0 ? -errno : 0;
+	zfsx_check("truncate", ret, &x, ok);
+	zx.cnt->truncs++;
+	if (ret < 0)
+		return;
+	if (size == 0) {
+		memset(f->tag, 0, f->nblocks * sizeof(*f->tag));
+		/* SPEC 5: an explicitly open zone stays open once reset. */
+	} else if (size > f->size) {
+		/* A finished zone reads what the device has there. */
+		zfsx_set_tags(f, f->size, size - f->size, 0);
+		f->zopen = 0;
+	}
+	if (size >= f->cap)
+		f->zopen = 0;
+	f->size = size;
+	zfsx_check_stat(f, "after truncate");
+}
+
+/* ---- fsync, mmap, attributes ---- */
+
+static void zfsx_op_fsync(struct zfsx_file *f)
+{
+	struct zfsx_errs x = { 0 };
+	int pick = zfsx_pick_fd(f, 0), fd, flags = O_RDONLY, data = zfsx_pct(30);
+	long long ret;
+
+	zfsx_note("%s %s%s", data ? "fdatasync" : "fsync", f->name,
+		  pick >= 0 ? " (held fd)" : "");
+	fd = pick >= 0 ? f->fds[pick].fd : zfsx_open(f, flags);
+	if (fd < 0)
+		return;
+	/* SPEC 4 fsync row: writeback and a cache flush; no error here. */
+	if (f->offline)
+		zfsx_allow(&x, EIO);
+	ret = data ? fdatasync(fd) : fsync(fd);
+	zfsx_check("fsync", ret < 0 ? -errno : 0, &x, !f->offline);
+	if (pick < 0)
+		zfsx_close(f, fd, flags);
+}
+
+/*
+ * SPEC 4 mmap row: cnv files take shared writable mappings; a shared
+ * writable mapping of a seq file fails with EINVAL; shared read-only
+ * mappings show the file's data.
+ */
+static void zfsx_op_mmap(struct zfsx_file *f)
+{
+	struct zfsx_errs x = { 0 };
+	int wr = zfsx_pct(f->seq ? 20 : 60), flags = wr ? O_RDWR : O_RDONLY;
+	long long pages, off, len, limit, ret;
+	uint32_t tag = (uint32_t)(zx.opno + 1) * 2654435761u | 1;
+	unsigned char *p;
+	int fd;
+
+	limit = (f->seq ? f->size : f->cap) / ZFSX_PAGE;
+	if (limit < 1 && !wr) {
+		zfsx_note("mmap %s: nothing to map", f->name);
+		return;
+	}
+	if (limit < 1)
+		limit = 1;
+	pages = 1 + zfsx_below(limit < 64 ? limit : 64);
+	off = zfsx_below(limit - pages + 1) * ZFSX_PAGE;
+	len = pages * ZFSX_PAGE;
+	zfsx_note("mmap %s shared %s at %lld len %lld", f->name,
+		  wr ? "write" : "read", off, len);
+	if (wr && zx.rdonly) {
+		zfsx_note_more(" skipped");
+		return;
+	}
+	if (!zfsx_may_open(f, flags)) {
+		zfsx_note_more(" skipped");
+		return;
+	}
+	fd = zfsx_open(f, flags);
+	if (fd < 0)
+		return;
+	p = mmap(NULL, len, PROT_READ | (wr ? PROT_WRITE : 0), MAP_SHARED, fd,
+		 off);
+	ret = p == MAP_FAILED ? -errno : 0;
+	if (wr && f->seq)
+		zfsx_allow(&x, EINVAL);
+	zfsx_check("mmap", ret, &x, !(wr && f->seq));
+	if (p != MAP_FAILED) {
+		zfsx_verify(f, p, off, len, "mapping");
+		if (wr) {
+			zfsx_fill(p, len, off, tag);
+			if (msync(p, len, MS_SYNC))
+				zfsx_diverge("msync of %s: %s", f->name,
+					     zfsx_errname(errno));
+			zfsx_set_tags(f, off, len, tag);
+			zx.cnt->writes++;
+			zx.cnt->bytes_written += len;
+		} else {
+			zx.cnt->reads++;
+		}
+		munmap(p, len);
+	}
+	zfsx_close(f, fd, flags);
+}
+
+/*
+ * A device event: a rogue writer writes 1 to 4 blocks to the raw device at
+ * the write pointer of a sequential file's zone, behind the mount. The
+ * next write of the file, at its own idea of the write pointer, is then
+ * refused by the device (EIO, or EREMOTEIO for the SCSI unaligned write
+ * error), and SPEC 5 applies the mount's errors= mode, the device's write
+ * pointer being above the size: remount-ro and zone-ro keep the size,
+ * repair takes the write pointer, zone-offline makes it 0; remount-ro
+ * makes the whole file system read-only, zone-ro takes the file's write
+ * bits, zone-offline makes its mode 000 and fails every I/O.
+ */
+static void zfsx_op_rogue(void)
+{
+	int i, n = 0, idx[ZFSX_MAX_FILES], fd, flags = O_WRONLY | O_DIRECT;
+	long long k, ret;
+	struct zfsx_errs x = { 0 };
+	struct zfsx_file *f;
+	struct statvfs sv;
+	unsigned char *buf;
+	struct stat st;
+
+	for (i = 0; i < zx.nfiles; i++) {
+		f = &zx.files[i];
+		if (f->seq && !f->shared && !f->zro && !f->offline &&
+		    f->size + 8LL * zx.bs <= f->cap)
+			idx[n++] = i;
+	}
+	if (!n || zx.rdonly)
+		return;
+	f = &zx.files[idx[zfsx_below(n)]];
+	k = 1 + zfsx_below(4);
+	zfsx_note("rogue write of %lld blocks to %s at the write pointer %lld, then a write",
+		  k, f->name, f->size);
+	/* Only when the write that finds it can be made. */
+	if (!zfsx_may_open(f, flags) ||
+	    (zx.explicit_open && zx.max_wro && !f->wrefs &&
+	     zx.nwro >= (int)zx.max_wro)) {
+		zfsx_note_more(" skipped");
+		return;
+	}
+	if (posix_memalign((void **)&buf, ZFSX_PAGE, (k + 1) * zx.bs))
+		zfsx_die("out of memory");
+	memset(buf, 0xa5, (k + 1) * zx.bs);
+	fd = open(zx.dev, O_WRONLY | O_DIRECT);
+	if (fd < 0 || pwrite(fd, buf, k * zx.bs, f->zstart + f->size) !=
+	    k * zx.bs)
+		zfsx_die("rogue write to %s: %s", zx.dev, strerror(errno));
+	close(fd);
+
+	fd = zfsx_open(f, flags);
+	if (fd < 0) {
+		free(buf);
+		return;
+	}
+	zfsx_allow(&x, EIO);
+	zfsx_allow(&x, EREMOTEIO);
+	ret = pwrite(fd, buf, zx.bs, f->size);
+	zfsx_check("write after the rogue write", ret < 0 ? -errno : ret, &x,
+		   0);
+	free(buf);
+	zx.cnt->writes++;
+	if (!strcmp(zx.errors, "remount-ro")) {
+		zx.rdonly = 1;
+	} else if (!strcmp(zx.errors, "zone-ro")) {
+		f->zro = 1;
+		f->mode &= ~0222;
+	} else if (!strcmp(zx.errors, "zone-offline")) {
+		f->offline = 1;
+		f->mode = 0;
+		f->size = 0;
+		memset(f->tag, 0, f->nblocks * sizeof(*f->tag));
+	} else {
+		/* repair: the size is the device's write pointer. */
+		zfsx_set_tags(f, f->size, k * zx.bs, 0);
+		f->size += k * zx.bs;
+	}
+	if (fstat(fd, &st) || st.st_size != f->size)
+		zfsx_diverge("size of %s after errors=%s: %lld, the model has %lld",
+			     f->name, zx.errors, (long long)st.st_size,
+			     f->size);
+	if (statvfs(zx.dir, &sv) || !!(sv.f_flag & ST_RDONLY) != zx.rdonly)
+		zfsx_diverge("after errors=%s the file system is %s", zx.errors,
+			     (sv.f_flag & ST_RDONLY) ? "read-only" :
+			     "read-write");
+	zfsx_close(f, fd, flags);
+	zfsx_check_stat(f, "after the device error");
+}
+
+static void zfsx_op_chattr(struct zfsx_file *f)
+{
+	static const unsigned int ids[] = { 0, 1000, ZFSX_NOBODY };
+	struct zfsx_errs x = { 0 };
+	long long ret;
+
+	/* SPEC 3: chmod and chown are allowed and last until unmount. */
+	if (zfsx_pct(60)) {
+		unsigned int mode = zfsx_below(01000);
+
+		zfsx_note("chmod %s %o", f->name, mode);
+		ret = chmod(f->path, mode) ? -errno : 0;
+		if (zx.rdonly)
+			zfsx_allow(&x, EROFS);
+		zfsx_check("chmod", ret, &x, !zx.rdonly);
+		if (!ret)
+			f->mode = mode;
+	} else {
+		unsigned int uid = ids[zfsx_below(3)], gid = ids[zfsx_below(3)];
+
+		zfsx_note("chown %s %u:%u", f->name, uid, gid);
+		ret = chown(f->path, uid, gid) ? -errno : 0;
+		if (zx.rdonly)
+			zfsx_allow(&x, EROFS);
+		zfsx_check("chown", ret, &x, !zx.rdonly);
+		/* chown by root keeps the permission bits but set-id ones. */
+		if (!ret) {
+			f->uid = uid;
+			f->gid = gid;
+			f->mode &= 0777;
+		}
+	}
+	zfsx_check_stat(f, "after chmod/chown");
+}
+
+/* Open for reading as nobody: the mode and owner decide (EACCES). */
+static void zfsx_op_probe(struct zfsx_file *f)
+{
+	unsigned int bits = f->uid == ZFSX_NOBODY ? (f->mode >> 6) :
+			    f->gid == ZFSX_NOBODY ? (f->mode >> 3) : f->mode;
+	int ok = !!(bits & 4), status;
+	struct zfsx_errs x = { 0 };
+	long long ret;
+	pid_t pid;
+
+	zfsx_note("open %s as %u:%u (mode %o owner %u:%u)", f->name,
+		  ZFSX_NOBODY, ZFSX_NOBODY, f->mode, f->uid, f->gid);
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		zfsx_die("fork: %s", strerror(errno));
+	if (!pid) {
+		int fd;
+
+		if (setgroups(0, NULL) || setgid(ZFSX_NOBODY) ||
+		    setuid(ZFSX_NOBODY))
+			_exit(200);
+		fd = open(f->path, O_RDONLY);
+		_exit(fd < 0 ? errno : 0);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) == 200)
+		zfsx_die("the probe as nobody did not run");
+	ret = -WEXITSTATUS(status);
+	if (!ok || f->offline)
+		zfsx_allow(&x, EACCES);
+	zfsx_check("open as nobody", ret, &x, ok || f->offline);
+}
+
+/* SPEC 3 and 7: what a file holds outlives its inode. */
+static void zfsx_op_drop_caches(void)
+{
+	int fd, i;
+
+	zfsx_note("drop_caches");
+	sync();
+	fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
+	if (fd < 0 || write(fd, "3", 1) != 1)
+		zfsx_note_more(" (not allowed)");
+	if (fd >= 0)
+		close(fd);
+	for (i = 0; i < zx.nfiles; i++)
+		if (!zx.files[i].shared)
+			zfsx_check_stat(&zx.files[i], "after drop_caches");
+}
+
+/* ---- the run ---- */
+
+static struct zfsx_file *zfsx_pick_file(void)
+{
+	int i, n = 0, idx[ZFSX_MAX_FILES];
+
+	for (i = 0; i < zx.nfiles; i++)
+		if (!zx.files[i].shared)
+			idx[n++] = i;
+	return n ? &zx.files[idx[zfsx_below(n)]] : NULL;
+}
+
+static void zfsx_one_op(void)
+{
+	struct zfsx_file *f = zfsx_pick_file();
+	int r = zfsx_below(1000);
+
+	if (!f)
+		zfsx_die("no file to work on");
+	if (zx.rogue && zx.global_checks && zfsx_below(1000) < zx.rogue) {
+		zfsx_op_rogue();
+		return;
+	}
+	/* A full sequential file takes no more writes: often reset it. */
+	if (f->seq && f->size >= f->cap && r < 500 && zfsx_pct(50))
+		r = 650;
+	if (r < 330)
+		zfsx_op_write(f, 0);
+	else if (r < 370)
+		zfsx_op_write(f, 1);
+	else if (r < 600)
+		zfsx_op_read(f);
+	else if (r < 670)
+		zfsx_op_truncate(f);
+	else if (r < 700)
+		zfsx_op_fsync(f);
+	else if (r < 780)
+		zfsx_op_open(f);
+	else if (r < 860)
+		zfsx_op_close(f);
+	else if (r < 900)
+		zfsx_op_mmap(f);
+	else if (r < 930)
+		zfsx_op_chattr(f);
+	else if (r < 955)
+		zfsx_op_stat(f);
+	else if (r < 975)
+		zfsx_op_probe(f);
+	else if (r < 995)
+		zfsx_op_sysfs();
+	else
+		zfsx_op_drop_caches();
+}
+
+/* Run the ops; returns the number run. */
+static long long zfsx_run(void)
+{
+	int i, j;
+
+	for (zx.opno = 0; zx.opno < zx.ops; zx.opno++) {
+		if (zx.deadline && time(NULL) >= zx.deadline)
+			break;
+		zfsx_one_op();
+	}
+	zx.cnt->ops = zx.opno;
+	/* Close what is held: every slot comes back. */
+	for (i = 0; i < zx.nfiles; i++) {
+		struct zfsx_file *f = &zx.files[i];
+
+		for (j = 0; j < f->nfds; j++)
+			zfsx_close(f, f->fds[j].fd, f->fds[j].flags);
+		f->nfds = 0;
+	}
+	if (zx.global_checks) {
+		zfsx_op_sysfs();
+		for (i = 0; i < zx.nfiles; i++)
+			zfsx_check_stat(&zx.files[i], "at the end");
+	}
+	return zx.opno;
+}
+
+static void zfsx_summary(const struct zfsx_counts *c, const char *extra)
+{
+	int e;
+
+	printf("zfsx: seed %llu ops %lld ok (writes %lld, reads %lld, truncates %lld, errors %lld by errno",
+	       (unsigned long long)zx.seed, c->ops, c->writes, c->reads,
+	       c->truncs, c->errs);
+	for (e = 1; e < ZFSX_NERRNO; e++)
+		if (c->errno_count[e])
+			printf(" %s:%lld", zfsx_errname(e), c->errno_count[e]);
+	printf("; %lld MiB written, %lld MiB checked%s)\n",
+	       c->bytes_written >> 20, c->bytes_checked >> 20, extra);
+}
+
+/* ---- the shared appenders ---- */
+
+struct zfsx_apphdr {
+	uint64_t magic;
+	uint32_t writer;
+	uint32_t idx;		/* the writer's append number */
+	uint32_t blk;		/* block in the append */
+	uint32_t nblk;		/* blocks in the append */
+};
+
+static uint64_t zfsx_app_word(const struct zfsx_apphdr *h, size_t i)
+{
+	return ((uint64_t)h->writer << 48 ^ (uint64_t)h->idx << 20 ^ h->blk) *
+	       ZFSX_GOLDEN + i;
+}
+
+static void zfsx_app_fill(unsigned char *blk, const struct zfsx_apphdr *h)
+{
+	size_t i;
+
+	memcpy(blk, h, sizeof(*h));
+	for (i = sizeof(*h); i + 8 <= zx.bs; i += 8) {
+		uint64_t w = zfsx_app_word(h, i);
+
+		memcpy(blk + i, &w, 8);
+	}
+}
+
+/*
+ * One appender: appends of 1 to 16 blocks with write(O_APPEND) or
+ * pwritev2(RWF_APPEND) until its half of the capacity is used; each must
+ * be written whole (SPEC 4: writers to one sequential file are
+ * serialized). Reports its appends and bytes on @out.
+ */
+static int zfsx_appender(struct zfsx_file *f, int writer, long long nops,
+			 int out)
+{
+	long long budget = f->cap / 2 - 16LL * zx.bs, used = 0;
+	int fd, flags = O_WRONLY | O_DIRECT | O_APPEND;
+	uint32_t idx = 0;
+	unsigned char *buf;
+	char msg[64];
+	long long i;
+
+	if (posix_memalign((void **)&buf, ZFSX_PAGE, 16 * zx.bs))
+		zfsx_die("out of memory");
+	fd = open(f->path, flags);
+	if (fd < 0) {
+		printf("zfsx: appender %d: open %s: %s\n", writer, f->name,
+		       zfsx_errname(errno));
+		return 1;
+	}
+	for (i = 0; i < nops && !(zx.deadline && time(NULL) >= zx.deadline);
+	     i++) {
+		struct zfsx_apphdr h = { ZFSX_APPEND_MAGIC, writer, idx, 0, 0 };
+		struct iovec iov;
+		ssize_t r;
+		uint32_t b;
+
+		h.nblk = 1 + zfsx_below(16);
+		if (used + h.nblk * zx.bs > budget)
+			break;
+		for (b = 0; b < h.nblk; b++) {
+			h.blk = b;
+			zfsx_app_fill(buf + b * zx.bs, &h);
+		}
+		iov.iov_base = buf;
+		iov.iov_len = h.nblk * zx.bs;
+		if (zfsx_pct(50))
+			r = write(fd, buf, iov.iov_len);
+		else
+			r = pwritev2(fd, &iov, 1, -1, RWF_APPEND);
+		if (r != (ssize_t)iov.iov_len) {
+			printf("zfsx: appender %d: append %u of %zu bytes to %s: %s\n",
+			       writer, idx, iov.iov_len, f->name,
+			       r < 0 ? zfsx_errname(errno) : "short");
+			return 1;
+		}
+		used += r;
+		idx++;
+	}
+	close(fd);
+	snprintf(msg, sizeof(msg), "%u %lld\n", idx, used);
+	if (write(out, msg, strlen(msg)) < 0)
+		return 1;
+	return 0;
+}
+
+/* Check the shared file: whole appends, each writer's in order. */
+static int zfsx_check_shared(struct zfsx_file *f, const uint32_t *nidx,
+			     long long total)
+{
+	uint32_t next[2] = { 0, 0 };
+	unsigned char *buf;
+	struct stat st;
+	long long pos = 0;
+	int fd;
+
+	if (stat(f->path, &st) || st.st_size != f->size + total) {
+		printf("zfsx: shared %s: size %lld, the appenders wrote %lld to %lld\n",
+		       f->name, (long long)st.st_size, total, f->size);
+		return 1;
+	}
+	/* Buffered reads: the device is read ahead, not block by block. */
+	if (posix_memalign((void **)&buf, ZFSX_PAGE, zx.bs))
+		zfsx_die("out of memory");
+	fd = open(f->path, O_RDONLY);
+	if (fd < 0)
+		zfsx_die("open %s: %s", f->name, strerror(errno));
+	for (pos = f->size; pos < st.st_size;) {
+		struct zfsx_apphdr h0, h;
+		uint32_t b;
+
+		for (b = 0;; b++) {
+			unsigned char *exp;
+
+			if (pread(fd, buf, zx.bs, pos) != zx.bs) {
+				printf("zfsx: shared %s: read at %lld failed\n",
+				       f->name, pos);
+				return 1;
+			}
+			memcpy(&h, buf, sizeof(h));
+			if (!b)
+				h0 = h;
+			if (h.magic != ZFSX_APPEND_MAGIC || h.writer > 1 ||
+			    h.idx != h0.idx || h.writer != h0.writer ||
+			    h.blk != b || h.nblk != h0.nblk ||
+			    (!b && h.idx != next[h.writer])) {
+				printf("zfsx: shared %s: block at %lld is not block %u of append %u of writer %u (found writer %u append %u block %u/%u)\n",
+				       f->name, pos, b, b ? h0.idx :
+				       next[h.writer & 1], h0.writer & 1,
+				       h.writer, h.idx, h.blk, h.nblk);
+				return 1;
+			}
+			exp = malloc(zx.bs);
+			zfsx_app_fill(exp, &h);
+			if (memcmp(exp, buf, zx.bs)) {
+				printf("zfsx: shared %s: data of block at %lld differs\n",
+				       f->name, pos);
+				return 1;
+			}
+			free(exp);
+			pos += zx.bs;
+			zx.cnt->bytes_checked += zx.bs;
+			if (b + 1 == h.nblk)
+				break;
+		}
+		next[h.writer]++;
+	}
+	close(fd);
+	free(buf);
+	if (next[0] != nidx[0] || next[1] != nidx[1]) {
+		printf("zfsx: shared %s: %u and %u appends found, %u and %u made\n",
+		       f->name, next[0], next[1], nidx[0], nidx[1]);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * --procs N: the first sequential file goes to the two appenders, the
+ * others are dealt to the N workers in turn; each worker runs its own
+ * model on its own files with a seed of its own, keeping to its share of
+ * the open slots.
+ */
+static int zfsx_run_procs(void)
+{
+	pid_t pids[ZFSX_MAX_FILES + 2];
+	int npids = 0, i, rc = 0, shared = -1, status, pipes[2][2];
+	uint32_t nidx[2] = { 0, 0 };
+	long long total = 0;
+	char extra[128];
+	struct zfsx_counts *counts, sum = { 0 };
+	int nall = zx.nfiles, owners = 0, e;
+
+	for (i = 0; i < zx.nfiles; i++)
+		if (zx.files[i].seq) {
+			shared = i;
+			break;
+		}
+	if (shared >= 0 && zx.nfiles < 2)
+		shared = -1;
+	if (shared >= 0)
+		zx.files[shared].shared = 1;
+	for (i = 0; i < nall; i++)
+		owners += i != shared;
+	if (owners < zx.procs)
+		zfsx_die("%d workers need %d files besides the shared one",
+			 zx.procs, zx.procs);
+	counts = mmap(NULL, zx.procs * sizeof(*counts), PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (counts == MAP_FAILED)
+		zfsx_die("mmap: %s", strerror(errno));
+	if (zx.explicit_open && zx.max_wro) {
+		zx.wro_quota = (zx.max_wro - (shared >= 0)) / zx.procs;
+		if (!zx.wro_quota)
+			zfsx_die("%d workers cannot share %u open slots",
+				 zx.procs, zx.max_wro);
+	}
+	fflush(stdout);
+	for (i = 0; i < zx.procs; i++) {
+		pid_t pid = fork();
+		int j, n = 0;
+
+		if (pid < 0)
+			zfsx_die("fork: %s", strerror(errno));
+		if (pid) {
+			pids[npids++] = pid;
+			continue;
+		}
+		zx.worker = i;
+		zx.cnt = &counts[i];
+		zx.rng = zx.seed * 0x100000001b3ULL + i + 1;
+		/* This worker's files: every procs-th of the others. */
+		for (j = 0; j < nall; j++) {
+			if (j == shared)
+				continue;
+			if (n++ % zx.procs == i)
+				continue;
+			zx.files[j].shared = 1;	/* not this worker's */
+		}
+		zfsx_run();
+		exit(0);
+	}
+	for (i = 0; shared >= 0 && i < 2; i++) {
+		pid_t pid;
+
+		if (pipe(pipes[i]))
+			zfsx_die("pipe: %s", strerror(errno));
+		pid = fork();
+		if (pid < 0)
+			zfsx_die("fork: %s", strerror(errno));
+		if (pid) {
+			close(pipes[i][1]);
+			pids[npids++] = pid;
+			continue;
+		}
+		zx.worker = zx.procs + i;
+		zx.rng = zx.seed * 0x100000001b3ULL + zx.procs + i + 1;
+		exit(zfsx_appender(&zx.files[shared], i, zx.ops / 2,
+				   pipes[i][1]));
+	}
+	for (i = 0; i < npids; i++) {
+		pid_t pid = wait(&status);
+		int j;
+
+		if (pid < 0)
+			break;
+		if (WIFEXITED(status) && !WEXITSTATUS(status))
+			continue;
+		rc = 1;
+		/* The first failure stops the others. */
+		for (j = 0; j < npids; j++)
+			if (pids[j] != pid)
+				kill(pids[j], SIGTERM);
+	}
+	if (rc)
+		return 1;
+	for (i = 0; shared >= 0 && i < 2; i++) {
+		char msg[64] = { 0 };
+		long long used = 0;
+
+		if (read(pipes[i][0], msg, sizeof(msg) - 1) <= 0 ||
+		    sscanf(msg, "%u %lld", &nidx[i], &used) != 2)
+			zfsx_die("no report from appender %d", i);
+		total += used;
+	}
+	if (shared >= 0 && zfsx_check_shared(&zx.files[shared], nidx, total))
+		return 1;
+	for (i = 0; i < zx.procs; i++) {
+		sum.ops += counts[i].ops;
+		sum.writes += counts[i].writes;
+		sum.reads += counts[i].reads;
+		sum.truncs += counts[i].truncs;
+		sum.errs += counts[i].errs;
+		sum.bytes_written += counts[i].bytes_written;
+		sum.bytes_checked += counts[i].bytes_checked;
+		for (e = 0; e < ZFSX_NERRNO; e++)
+			sum.errno_count[e] += counts[i].errno_count[e];
+	}
+	sum.writes += nidx[0] + nidx[1];
+	sum.bytes_written += total;
+	sum.bytes_checked += total;
+	snprintf(extra, sizeof(extra),
+		 "; %d workers%s, shared %s: %u+%u appends whole and in order",
+		 zx.procs, "", shared >= 0 ? zx.files[shared].name : "none",
+		 nidx[0], nidx[1]);
+	zfsx_summary(&sum, extra);
+	return 0;
+}
+
+static void zfsx_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: zfsx --dir MNT [--seed N] [--ops N] [--files LIST]\n"
+		"            [--explicit-open] [--procs N] [--seconds S]\n"
+		"            [--spec-buffers] [--no-queued-faults]\n"
+		"            [--rogue N [--errors MODE]] [--log N] [--verbose]\n"
+		"Runs random operations from the seed on the zonefs mounted on MNT\n"
+		"and checks each result against a model (SPEC sections 4-6).\n"
+		"  -d, --dir MNT          the zonefs mount point\n"
+		"  -s, --seed N           seed of the operations (default 1)\n"
+		"  -n, --ops N            operations per worker (default 1000)\n"
+		"  -f, --files LIST       seq/N, cnv/N, seq/A-B, comma-separated\n"
+		"                         (default seq/0-5,cnv/0-1)\n"
+		"  -e, --explicit-open    the mount has explicit-open\n"
+		"  -p, --procs N          N workers on distinct files, plus two\n"
+		"                         appenders sharing the first seq file\n"
+		"  -t, --seconds S        stop after S seconds (success)\n"
+		"  -b, --spec-buffers     block-aligned buffers for direct writes to\n"
+		"                         conventional files too (sequential: always)\n"
+		"  -q, --no-queued-faults no bad buffer inside a queue of writes\n"
+		"  -r, --rogue N          N in 1000 ops write the raw device at a\n"
+		"                         zone's write pointer (one process only)\n"
+		"  -E, --errors MODE      the mount's errors= mode (remount-ro)\n"
+		"  -l, --log N            operations shown before a divergence (20)\n"
+		"  -v, --verbose          print every operation\n"
+		"  -h, --help             this text\n"
+		"A divergence prints the last operations, the seed, the operation\n"
+		"number and the command that replays it; exit 1. Usage errors: 2.\n");
+}
+
+static long long zfsx_num(const char *s, const char *what)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 0);
+	if (errno || end == s || *end || v < 0)
+		zfsx_die("bad %s '%s'", what, s);
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "dir", required_argument, NULL, 'd' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "ops", required_argument, NULL, 'n' },
+		{ "files", required_argument, NULL, 'f' },
+		{ "explicit-open", no_argument, NULL, 'e' },
+		{ "procs", required_argument, NULL, 'p' },
+		{ "seconds", required_argument, NULL, 't' },
+		{ "spec-buffers", no_argument, NULL, 'b' },
+		{ "no-queued-faults", no_argument, NULL, 'q' },
+		{ "log", required_argument, NULL, 'l' },
+		{ "rogue", required_argument, NULL, 'r' },
+		{ "errors", required_argument, NULL, 'E' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct zfsx_counts counts;
+	int c;
+
+	zx.seed = 1;
+	zx.ops = 1000;
+	zx.files_arg = "seq/0-5,cnv/0-1";
+	zx.nlog = 20;
+	zx.errors = "remount-ro";
+	zx.worker = -1;
+	zx.argc = argc;
+	zx.argv = argv;
+	while ((c = getopt_long(argc, argv, "d:s:n:f:ep:t:bql:r:E:vh", opts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			zx.dir = optarg;
+			break;
+		case 's':
+			zx.seed = zfsx_num(optarg, "seed");
+			break;
+		case 'n':
+			zx.ops = zfsx_num(optarg, "ops");
+			break;
+		case 'f':
+			zx.files_arg = optarg;
+			break;
+		case 'e':
+			zx.explicit_open = 1;
+			break;
+		case 'p':
+			zx.procs = zfsx_num(optarg, "procs");
+			break;
+		case 't':
+			zx.seconds = zfsx_num(optarg, "seconds");
+			break;
+		case 'b':
+			zx.spec_buffers = 1;
+			break;
+		case 'q':
+			zx.no_queued_faults = 1;
+			break;
+		case 'l':
+			zx.nlog = zfsx_num(optarg, "log");
+			if (zx.nlog < 1 || zx.nlog > ZFSX_LOG_MAX)
+				zfsx_die("--log takes 1 to %d", ZFSX_LOG_MAX);
+			break;
+		case 'r':
+			zx.rogue = zfsx_num(optarg, "rogue");
+			break;
+		case 'E':
+			zx.errors = optarg;
+			if (strcmp(optarg, "remount-ro") &&
+			    strcmp(optarg, "zone-ro") &&
+			    strcmp(optarg, "zone-offline") &&
+			    strcmp(optarg, "repair"))
+				zfsx_die("unknown errors= mode '%s'", optarg);
+			break;
+		case 'v':
+			zx.verbose = 1;
+			break;
+		case 'h':
+			zfsx_usage(stdout);
+			return 0;
+		default:
+			zfsx_usage(stderr);
+			return 2;
+		}
+	}
+	if (!zx.dir || optind != argc) {
+		zfsx_usage(stderr);
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	zx.rng = zx.seed;
+	if (zx.seconds)
+		zx.deadline = time(NULL) + zx.seconds;
+	zx.cnt = &counts;
+	zfsx_setup();
+	if (zx.procs)
+		return zfsx_run_procs();
+	zx.global_checks = 1;
+	zfsx_run();
+	zfsx_summary(&counts, "");
+	return 0;
+}

@@ -9,9 +9,11 @@
 # TESTS_ARGS (extra tests/run options, e.g. "-t 'io/*'").
 #
 # It fails when any test fails (tests/run fails an unlisted skip), when a
-# phase returns no counts, when the guest's kernel log outside the tests
-# shows a bug report or a taint, and when it ran no test at all. INT or
-# TERM stops the running phase (tests, guests) and then make check.
+# group named in HOST_GROUPS, GUEST_GROUPS or VM_GROUPS has no directory
+# in tests/ ("none" names no group), when a phase returns no counts, when
+# the guest's kernel log outside the tests shows a bug report or a taint,
+# and when it ran no test at all. INT or TERM stops the running phase
+# (tests, guests) and then make check.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -23,10 +25,18 @@ here=$(cd "$(dirname "$0")" && pwd)
 : "${VM_GROUPS:=boot powercut}"
 : "${TESTS_ARGS:=}"
 
-host_groups=() guest_groups=() vm_groups=()
-for g in $HOST_GROUPS; do [ -d "$TOP/tests/$g" ] && host_groups+=("$g"); done
-for g in $GUEST_GROUPS; do [ -d "$TOP/tests/$g" ] && guest_groups+=("$g"); done
-for g in $VM_GROUPS; do [ -d "$TOP/tests/$g" ] && vm_groups+=("$g"); done
+# A group is a directory of tests/; "none" stands for no group. A group
+# that does not exist is not left out silently: it fails the run.
+host_groups=() guest_groups=() vm_groups=() missing=()
+for g in $HOST_GROUPS; do
+	[ "$g" = none ] || { [ -d "$TOP/tests/$g" ] && host_groups+=("$g"); } || missing+=("HOST_GROUPS:$g")
+done
+for g in $GUEST_GROUPS; do
+	[ "$g" = none ] || { [ -d "$TOP/tests/$g" ] && guest_groups+=("$g"); } || missing+=("GUEST_GROUPS:$g")
+done
+for g in $VM_GROUPS; do
+	[ "$g" = none ] || { [ -d "$TOP/tests/$g" ] && vm_groups+=("$g"); } || missing+=("VM_GROUPS:$g")
+done
 
 # Each phase runs in the background, so that a signal is acted on at once.
 child=
@@ -115,6 +125,10 @@ if [ ${#vm_groups[@]} -gt 0 ]; then
 fi
 
 pass=$((hp + gp + vp)) fail=$((hf + gf + vf)) skip=$((hs + gs + vs))
+for m in "${missing[@]}"; do
+	n=$((n + 1)) fail=$((fail + 1))
+	echo "not ok $n ${m#*:} # ${m%%:*} names a group that tests/ does not have"
+done
 if [ $((pass + fail + skip)) -eq 0 ]; then
 	n=$((n + 1)) fail=1
 	echo "not ok $n make check ran no test # see HOST_GROUPS, GUEST_GROUPS, VM_GROUPS and TESTS_ARGS"

@@ -405,11 +405,12 @@ elif [ -z "$rc" ]; then
 fi
 [ -s "$run_dir/guest-error" ] && tb_log "guest: $(cat "$run_dir/guest-error")"
 tb_log "guest job '$mode' exited $rc after ${elapsed}s; console log: $run_dir/console.log"
-# The guest's whole kernel log (tests/run has checked each test's window:
-# here what came before the first test and after the last one, the
-# teardown included) and its taint at power-off.
+# The guest's whole kernel log (tests/run has checked each test's window,
+# from the first test's start marker to the line that closed the last
+# test that ran: here what came before and after, the teardown included)
+# and its taint at power-off.
 from='' until=''
-[ "$mode" = check ] && from='zonefs-test: end' until='zonefs-test: start'
+[ "$mode" = check ] && from='zonefs-test: done ' until='zonefs-test: start '
 if ! kmsg_check_file "$run_dir/kmsg.log" "$from" "$until" >"$run_dir/kmsg.bad"; then
 	tb_log "the guest's kernel log ($run_dir/kmsg.log) shows:"
 	sed 's/^/    /' "$run_dir/kmsg.bad" >&2

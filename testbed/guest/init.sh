@@ -53,22 +53,29 @@ tb_start_kmsg() {
 }
 
 # Log the taint flags after the teardown, and give the stream time to
-# pass that last line to the host before the power goes.
+# pass that last line to the host before the power goes. The host fails a
+# log without it (tests/lib/kmsg.sh): a line that has not passed in 30 s
+# is reported here too.
 tb_end_kmsg() {
 	local line
 	[ -e /run/kmsg.log ] || return 0
 	line="zonefs-testbed: taint $(cat /proc/sys/kernel/tainted) at power-off"
 	echo "$line" >/dev/kmsg
-	for _ in $(seq 50); do
+	for _ in $(seq 300); do
 		grep -qF "$line" /run/kmsg.log 2>/dev/null && return 0
 		sleep 0.1
 	done
+	echo "testbed guest: the taint line did not reach the kernel log stream in 30 s" >&2
+	return 1
 }
 
-# Report the job's status on the ret port and end the guest.
+# Report the job's status on the ret port and end the guest. A teardown
+# that failed fails a job that had passed.
 tb_finish() {
 	local rc=$1 port
-	tb_teardown
+	if ! tb_teardown && [ "$rc" = 0 ]; then
+		rc=1
+	fi
 	tb_end_kmsg
 	port=$(tb_port zonefs.ret) && echo "$rc" >"$port"
 	tb_poweroff
@@ -104,17 +111,27 @@ tb_mount_basics() {
 	echo 1 >/proc/sys/kernel/sysrq
 }
 
+# Undo the setup. zonefs must unload: a file system a test left mounted,
+# or a reference the module failed to drop, fails the job (in the guest's
+# error file, which the host prints). Returns 1 if it does not.
 tb_teardown() {
+	local rc=0 err
 	[ -n "${TB_TORN:-}" ] && return 0
 	TB_TORN=1
 	cd /
 	umount -R /mnt 2>/dev/null
-	rmmod zonefs 2>/dev/null
+	if [ -d /sys/module/zonefs ] && ! err=$(rmmod zonefs 2>&1); then
+		rc=1
+		err="rmmod zonefs failed at teardown: ${err:-no reason}; still mounted: $(awk '$3 == "zonefs" { printf "%s on %s ", $1, $2 }' /proc/mounts)"
+		echo "testbed guest: $err" >&2
+		echo "testbed guest: $err" >>/results/guest-error 2>/dev/null
+	fi
 	mountpoint -q /results && tb_save_target /results
 	tb_logout
 	tb_stop_target
 	sync
 	umount "$TB_ZBC_DIR" 2>/dev/null
+	return "$rc"
 }
 
 # A kernel of our own (KERNEL=debug, images/mkkernel.sh) has no modules in

@@ -122,3 +122,54 @@ _kmsg_since() {
 _expect_eq() {
 	[ "$2" = "$3" ] || _fail "$1: expected '$2', got '$3'"
 }
+
+# _zonefs_inodes: zonefs_inode_cache objects in use (the per-CPU slabs
+# flushed first), or "none" when the cache has no line of its own.
+_zonefs_inodes() {
+	local c=zonefs_inode_cache
+	[ -w "/sys/kernel/slab/$c/shrink" ] && echo 1 >"/sys/kernel/slab/$c/shrink"
+	awk -v c="$c" '$1 == c { print $2; found = 1 } END { if (!found) print "none" }' /proc/slabinfo
+}
+
+# _zonefs_inode_base: the zonefs inodes in use once the page cache,
+# dentries and inodes are dropped and the count has stood still for half
+# a second (inodes evicted before are freed after an RCU grace period):
+# right after a mount, what the mount itself pins.
+_zonefs_inode_base() {
+	local n prev='' same=0
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	for _ in $(seq 100); do
+		n=$(_zonefs_inodes)
+		if [ "$n" = "$prev" ]; then
+			same=$((same + 1))
+			[ "$same" -ge 5 ] && break
+		else
+			same=0 prev=$n
+		fi
+		sleep 0.1
+	done
+	echo "$n"
+}
+
+# _zonefs_reclaim BASE: drop the page cache, dentries and inodes, and fail
+# unless the zonefs inodes in use come back down to BASE, the count
+# _zonefs_inode_base gave right after the mount: an inode left above
+# it was not evicted, and a check that something survives its reclaim
+# would compare the inode with itself. An evicted inode is freed after an
+# RCU grace period, which a debug kernel under TCG can take seconds to
+# end: the count has 10 s to come down.
+_zonefs_reclaim() {
+	local base=$1 n
+	[ "$base" != none ] || _fail "no zonefs_inode_cache line in /proc/slabinfo" || return 1
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	for _ in $(seq 100); do
+		n=$(_zonefs_inodes)
+		[ "$n" -le "$base" ] && break
+		sleep 0.1
+	done
+	echo "zonefs inodes after drop_caches: $n (right after the mount: $base)"
+	[ "$n" -le "$base" ] ||
+		_fail "$((n - base)) zonefs inodes above the mount's were not evicted by drop_caches"
+}

@@ -42,14 +42,19 @@ kmsg_taint_bad() {
 	echo "$bad"
 }
 
-# kmsg_check_file FILE [FROM_RE [UNTIL_RE]]: check a guest's whole log, as
-# streamed by the guest, for bug reports and for a final taint with bits
-# other than O and E (the line "zonefs-testbed: taint N" the guest logs at
-# power-off). With FROM_RE, only lines from the last match of FROM_RE on;
-# with UNTIL_RE, lines before the first match of UNTIL_RE as well. Prints
-# the bad lines; returns 1 if there are any.
+# kmsg_check_file [-k] FILE [FROM_RE [UNTIL_RE]]: check a guest's whole
+# log, as streamed by the guest, for bug reports and for a final taint with
+# bits other than O and E: the line "zonefs-testbed: taint N" the guest
+# logs at power-off, after its teardown. A log without that line fails (the
+# guest did not get through its teardown, or the line never reached the
+# host), unless -k says the guest was killed on purpose before it. With
+# FROM_RE, only lines from the last match of FROM_RE on; with UNTIL_RE,
+# lines before the first match of UNTIL_RE as well. Prints the bad lines;
+# returns 1 if there are any.
 kmsg_check_file() {
-	local file=$1 from=${2:-} until=${3:-} lines bad taint
+	local killed=0 file from until lines bad taint
+	[ "${1:-}" = -k ] && { killed=1; shift; }
+	file=$1 from=${2:-} until=${3:-}
 	[ -s "$file" ] || { echo "no kernel log in $file"; return 1; }
 	lines=$(awk -v from="$from" -v until="$until" '
 		{ l[NR] = $0 }
@@ -62,8 +67,12 @@ kmsg_check_file() {
 		}' "$file")
 	bad=$(kmsg_splats <<<"$lines")
 	taint=$(sed -n 's/.*zonefs-testbed: taint \([0-9]*\).*/\1/p' <<<"$lines" | tail -n 1)
-	if [ -n "$taint" ] && kmsg_taint_bad 0 "$taint" >/dev/null; then
-		bad+="${bad:+$'\n'}kernel tainted: $taint"
+	if [ -n "$taint" ]; then
+		if kmsg_taint_bad 0 "$taint" >/dev/null; then
+			bad+="${bad:+$'\n'}kernel tainted: $taint"
+		fi
+	elif [ "$killed" = 0 ]; then
+		bad+="${bad:+$'\n'}no taint line at power-off in $file: the guest's teardown did not finish, or its log was cut"
 	fi
 	[ -z "$bad" ] && return 0
 	echo "$bad"

@@ -142,6 +142,7 @@ struct zfsx_file {
 	int nfds;
 	int wrefs;			/* descriptors open for write */
 	int zopen;			/* maybe explicitly opened (active) */
+	int rogue;			/* the zone holds data past the size */
 	long long zstart;		/* zone start on the device (bytes) */
 	int zro;			/* errors=zone-ro made it read-only */
 	int offline;			/* errors=zone-offline took it */
@@ -897,7 +898,8 @@ static void zfsx_op_sysfs(void)
 
 		if (!f->seq || f->size >= f->cap || f->zro || f->offline)
 			continue;
-		if (f->size > 0) {
+		/* The device's view: data past a size of 0 is active too. */
+		if (f->size > 0 || f->rogue) {
 			lo++;
 			hi++;
 		} else if (f->zopen) {
@@ -1653,6 +1655,7 @@ static void zfsx_op_rogue(void)
 	zx.cnt->writes++;
 	if (!strcmp(zx.errors, "remount-ro")) {
 		zx.rdonly = 1;
+		f->rogue = 1;
 	} else if (!strcmp(zx.errors, "zone-ro")) {
 		f->zro = 1;
 		f->mode &= ~0222;

@@ -160,11 +160,15 @@ _zonefs_inode_base() {
 # RCU grace period, which a debug kernel under TCG can take seconds to
 # end: the count has 10 s to come down.
 _zonefs_reclaim() {
-	local base=$1 n
+	local base=$1 n i
 	[ "$base" != none ] || _fail "no zonefs_inode_cache line in /proc/slabinfo" || return 1
-	sync
-	echo 3 >/proc/sys/vm/drop_caches
-	for _ in $(seq 100); do
+	for i in $(seq 100); do
+		# Again each second: one pass can find an inode whose
+		# writeback or last reference is just being finished.
+		if [ $((i % 10)) = 1 ]; then
+			sync
+			echo 3 >/proc/sys/vm/drop_caches
+		fi
 		n=$(_zonefs_inodes)
 		[ "$n" -le "$base" ] && break
 		sleep 0.1

@@ -1,18 +1,33 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make check: the host test groups, then the guest test groups in one boot,
-# then the host-side groups whose tests boot guests of their own (power
-# cuts), as one TAP stream ending in "N passed, N failed, N skipped".
+# make check: the host test groups; then the guest test groups in GUESTS
+# guests side by side, each with its own target and disks, each running
+# one slice of every group (tests/run -S I/N: the Ith, (I+N)th ... test);
+# and, as soon as the first guest is done, the host-side groups whose
+# tests boot guests of their own (power cuts, the two-guest form). One
+# TAP stream ending in "N passed, N failed, N skipped", then the time of
+# each phase.
 #
 # Environment: HOST_GROUPS, GUEST_GROUPS, VM_GROUPS (test groups to run),
-# TESTS_ARGS (extra tests/run options, e.g. "-t 'io/*'").
+# GUESTS (test guests side by side, 1 to 4, default 2; 1 runs every guest
+# group in one boot), TESTS_ARGS (extra tests/run options, e.g.
+# "-t 'io/*'").
+#
+# A guest under TCG keeps about 1.2 of the host's 2 cores busy (its tests
+# wait for iSCSI, for the target, for timers), so a second guest beside
+# it turns most of that waiting into work.
+#
+# The first guest's results stream as they come; the others' show as
+# progress lines on stderr and join the TAP stream, renumbered, when all
+# are done. Results: results/host, results/check (the first guest),
+# results/check-2 ..., results/vm.
 #
 # It fails when any test fails (tests/run fails an unlisted skip), when a
 # group named in HOST_GROUPS, GUEST_GROUPS or VM_GROUPS has no directory
 # in tests/ ("none" names no group), when a phase returns no counts, when
-# the guest's kernel log outside the tests shows a bug report or a taint,
-# and when it ran no test at all. INT or TERM stops the running phase
+# a guest's kernel log outside the tests shows a bug report or a taint,
+# and when it ran no test at all. INT or TERM stops the running phases
 # (tests, guests) and then make check.
 set -uo pipefail
 
@@ -23,7 +38,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 : "${HOST_GROUPS:=lint host}"
 : "${GUEST_GROUPS:=testbed mkzonefs mount ns io zns errors reliability pkg zfsx}"
 : "${VM_GROUPS:=boot powercut}"
+: "${GUESTS:=2}"
 : "${TESTS_ARGS:=}"
+
+case "$GUESTS" in
+[1-4]) ;;
+*) tb_die "GUESTS must be 1 to 4, not '$GUESTS'" ;;
+esac
 
 # A group is a directory of tests/; "none" stands for no group. A group
 # that does not exist is not left out silently: it fails the run.
@@ -38,31 +59,84 @@ for g in $VM_GROUPS; do
 	[ "$g" = none ] || { [ -d "$TOP/tests/$g" ] && vm_groups+=("$g"); } || missing+=("VM_GROUPS:$g")
 done
 
-# Each phase runs in the background, so that a signal is acted on at once.
-child=
+nguests=$GUESTS
+[ ${#guest_groups[@]} -gt 0 ] || nguests=0
+
+# Every phase runs as a background job in a process group of its own (job
+# control), so that a signal is acted on at once: on INT or TERM each
+# job's whole group gets a TERM (tests/run stops its test, vm.sh its
+# QEMU), then make check dies of the same signal.
+set -m
+children=() tails=()
 on_signal() {
+	local c
 	trap - INT TERM
-	if [ -n "$child" ]; then
-		kill -TERM "$child" 2>/dev/null
-		wait "$child" 2>/dev/null
-	fi
+	for c in "${children[@]}"; do
+		kill -TERM -- "-$c" 2>/dev/null
+	done
+	for c in "${tails[@]}"; do
+		kill -TERM "$c" 2>/dev/null
+	done
+	for c in "${children[@]}" "${tails[@]}"; do
+		wait "$c" 2>/dev/null
+	done
 	tb_log "make check: stopped by SIG$1"
 	kill -"$1" $$
 	exit 130
 }
 trap 'on_signal INT' INT
 trap 'on_signal TERM' TERM
-phase() {
-	local rc
+
+# run_bg CMD...: CMD as a background job; adds it to children.
+run_bg() {
 	"$@" &
-	child=$!
-	wait "$child"
-	rc=$?
-	child=
-	return "$rc"
+	children+=($!)
 }
 
-tb_log "plan: host groups [${host_groups[*]}], one guest boot for [${guest_groups[*]}], then [${vm_groups[*]}] with guests of their own"
+# guest_job I START: slice I+1 of the guest groups in a guest of its own,
+# its TAP on stdout numbered from START. The guest's exit status goes to
+# $RESULTS/<run>.exit, its time to $RESULTS/<run>.seconds.
+guest_job() {
+	local i=$1 run t0
+	run=$(guest_name "$i")
+	t0=$(date +%s)
+	rm -f "$RESULTS/$run/counts" "$RESULTS/$run/kmsg.bad"
+	RUN_NAME=$run TESTS="-b -s $2 -S $((i + 1))/$nguests $TESTS_ARGS ${guest_groups[*]}" \
+		DISKS_DIR=$(guest_disks "$i") "$here/vm.sh" check
+	echo $? >"$RESULTS/$run.exit"
+	echo $(($(date +%s) - t0)) >"$RESULTS/$run.seconds"
+}
+
+# vm_job: the VM groups (TAP in vm.tap, counts in vm/counts).
+vm_job() {
+	local t0
+	t0=$(date +%s)
+	rm -f "$RESULTS/vm/counts"
+	mkdir -p "$RESULTS/vm"
+	# shellcheck disable=SC2086
+	"$TOP/tests/run" -b -s 1 -o "$RESULTS/vm" $TESTS_ARGS "${vm_groups[@]}" >"$RESULTS/vm.tap"
+	echo $(($(date +%s) - t0)) >"$RESULTS/vm.seconds"
+}
+
+guest_name() {
+	[ "$1" = 0 ] && echo check || echo "check-$(($1 + 1))"
+}
+
+guest_disks() {
+	[ "$1" = 0 ] && echo "$DISKS_DIR" || echo "$DISKS_DIR-$(($1 + 1))"
+}
+
+# renumber FIRST: the TAP result lines of stdin numbered from FIRST on.
+renumber() {
+	awk -v n="$1" '
+		/^(not )?ok [0-9]+ / { sub(/ok [0-9]+ /, "ok " n++ " ") }
+		{ print }'
+}
+
+plan_text=
+[ "$nguests" = 0 ] || plan_text="; [${guest_groups[*]}] in $nguests guests side by side, each a slice of every group"
+[ ${#vm_groups[@]} -eq 0 ] || plan_text+="; [${vm_groups[*]}] with guests of their own${plan_text:+, once the first guest is done}"
+tb_log "plan: host groups [${host_groups[*]}]$plan_text"
 t0=$(date +%s)
 mkdir -p "$RESULTS/host"
 echo "TAP version 13"
@@ -70,7 +144,9 @@ hp=0 hf=0 hs=0
 if [ ${#host_groups[@]} -gt 0 ]; then
 	rm -f "$RESULTS/host/counts"
 	# shellcheck disable=SC2086
-	phase "$TOP/tests/run" -b -o "$RESULTS/host" $TESTS_ARGS "${host_groups[@]}"
+	run_bg "$TOP/tests/run" -b -o "$RESULTS/host" $TESTS_ARGS "${host_groups[@]}"
+	wait "${children[0]}"
+	children=()
 	read -r hp hf hs <"$RESULTS/host/counts" 2>/dev/null || hp=0 hf=0 hs=0
 fi
 n=$((hp + hf + hs))
@@ -78,50 +154,79 @@ if [ ${#host_groups[@]} -gt 0 ] && [ ! -s "$RESULTS/host/counts" ]; then
 	n=$((n + 1)) hf=$((hf + 1))
 	echo "not ok $n host tests # tests/run returned no counts"
 fi
-tb_log "host tests: $hp passed, $hf failed, $hs skipped in $(($(date +%s) - t0)) s"
+host_s=$(($(date +%s) - t0))
+tb_log "host tests: $hp passed, $hf failed, $hs skipped in $host_s s"
 
+# The guests side by side. The first streams its TAP, numbered on from
+# the host's; the others write theirs to a file and show progress.
+t1=$(date +%s)
+rm -f "$RESULTS"/check*.exit "$RESULTS"/check*.seconds "$RESULTS"/check*.tap "$RESULTS"/vm.tap "$RESULTS"/vm.seconds
+for ((i = 0; i < nguests; i++)); do
+	if [ "$i" = 0 ]; then
+		run_bg guest_job 0 $((n + 1))
+	else
+		: >"$RESULTS/$(guest_name "$i").tap"
+		run_bg guest_job "$i" 1 >"$RESULTS/$(guest_name "$i").tap"
+		tail -n +1 -s 1 -f --pid="${children[-1]}" "$RESULTS/$(guest_name "$i").tap" |
+			sed -u "s/^/[guest $((i + 1))] /" >&2 &
+		tails+=($!)
+	fi
+done
+# The VM groups start when the first guest is done (at once without
+# guests).
+guests=("${children[@]}")
+if [ ${#vm_groups[@]} -gt 0 ]; then
+	[ ${#guests[@]} -eq 0 ] || wait -n "${guests[@]}"
+	run_bg vm_job
+fi
+for c in "${children[@]}"; do
+	wait "$c"
+done
+children=()
+for c in "${tails[@]}"; do
+	wait "$c" 2>/dev/null
+done
+guests_s=$(($(date +%s) - t1))
+
+# Each guest's verdict, in order; the later guests' TAP renumbered.
 gp=0 gf=0 gs=0
-if [ ${#guest_groups[@]} -gt 0 ]; then
-	t1=$(date +%s)
-	rm -f "$RESULTS/check/counts" "$RESULTS/check/kmsg.bad"
-	TESTS="-b -s $((n + 1)) $TESTS_ARGS ${guest_groups[*]}" phase "$here/vm.sh" check
-	vrc=$?
-	counts=0
-	if [ -s "$RESULTS/check/counts" ] && read -r gp gf gs <"$RESULTS/check/counts"; then
+for ((i = 0; i < nguests; i++)); do
+	run=$(guest_name "$i")
+	vrc=$(cat "$RESULTS/$run.exit" 2>/dev/null || echo none)
+	p=0 f=0 s=0 counts=0
+	if [ -s "$RESULTS/$run/counts" ] && read -r p f s <"$RESULTS/$run/counts"; then
 		counts=1
 	fi
-	n=$((n + gp + gf + gs))
-	if [ -s "$RESULTS/check/kmsg.bad" ]; then
+	[ "$i" = 0 ] || renumber $((n + 1)) <"$RESULTS/$run.tap"
+	n=$((n + p + f + s))
+	if [ -s "$RESULTS/$run/kmsg.bad" ]; then
 		# tests/run checked each test's part of the log; this is the rest.
-		n=$((n + 1)) gf=$((gf + 1))
-		echo "not ok $n guest kernel log before the first test or after the last # $(head -n 1 "$RESULTS/check/kmsg.bad" | cut -c1-100)"
-		sed 's/^/#   /' "$RESULTS/check/kmsg.bad"
+		n=$((n + 1)) f=$((f + 1))
+		echo "not ok $n guest $((i + 1)) kernel log before the first test or after the last # $(head -n 1 "$RESULTS/$run/kmsg.bad" | cut -c1-100)"
+		sed 's/^/#   /' "$RESULTS/$run/kmsg.bad"
 	fi
 	if [ "$counts" = 0 ]; then
-		n=$((n + 1)) gf=$((gf + 1))
-		echo "not ok $n guest run # no counts from the guest (exit $vrc), see $RESULTS/check/console.log"
-	elif [ "$vrc" -ne 0 ] && [ "$gf" -eq 0 ]; then
+		n=$((n + 1)) f=$((f + 1))
+		echo "not ok $n guest $((i + 1)) run # no counts from the guest (exit $vrc), see $RESULTS/$run/console.log"
+	elif [ "$vrc" != 0 ] && [ "$f" -eq 0 ]; then
 		# The guest ended without a verdict of its own: count that as a failure.
-		n=$((n + 1)) gf=1
-		echo "not ok $n guest run # exit $vrc, see $RESULTS/check/console.log"
+		n=$((n + 1)) f=1
+		echo "not ok $n guest $((i + 1)) run # exit $vrc, see $RESULTS/$run/console.log"
 	fi
-	tb_log "guest tests: $gp passed, $gf failed, $gs skipped in $(($(date +%s) - t1)) s"
-fi
+	tb_log "guest $((i + 1)) (slice $((i + 1))/$nguests): $p passed, $f failed, $s skipped in $(cat "$RESULTS/$run.seconds" 2>/dev/null || echo '?') s"
+	gp=$((gp + p)) gf=$((gf + f)) gs=$((gs + s))
+done
 
 vp=0 vf=0 vs=0
 if [ ${#vm_groups[@]} -gt 0 ]; then
-	t2=$(date +%s)
-	rm -f "$RESULTS/vm/counts"
-	mkdir -p "$RESULTS/vm"
-	# shellcheck disable=SC2086
-	phase "$TOP/tests/run" -b -s $((n + 1)) -o "$RESULTS/vm" $TESTS_ARGS "${vm_groups[@]}"
+	[ -f "$RESULTS/vm.tap" ] && renumber $((n + 1)) <"$RESULTS/vm.tap"
 	read -r vp vf vs <"$RESULTS/vm/counts" 2>/dev/null || vp=0 vf=0 vs=0
 	n=$((n + vp + vf + vs))
 	if [ ! -s "$RESULTS/vm/counts" ]; then
 		n=$((n + 1)) vf=$((vf + 1))
 		echo "not ok $n host tests with their own guests # tests/run returned no counts"
 	fi
-	tb_log "host tests with their own guests: $vp passed, $vf failed, $vs skipped in $(($(date +%s) - t2)) s"
+	tb_log "host tests with their own guests: $vp passed, $vf failed, $vs skipped in $(cat "$RESULTS/vm.seconds" 2>/dev/null || echo '?') s"
 fi
 
 pass=$((hp + gp + vp)) fail=$((hf + gf + vf)) skip=$((hs + gs + vs))
@@ -135,6 +240,11 @@ if [ $((pass + fail + skip)) -eq 0 ]; then
 fi
 echo "1..$n"
 echo "# Totals: pass:$pass fail:$fail skip:$skip"
-tb_log "make check: $(($(date +%s) - t0)) s"
+summary="host ${host_s} s"
+for ((i = 0; i < nguests; i++)); do
+	summary+=", guest $((i + 1)) $(cat "$RESULTS/$(guest_name "$i").seconds" 2>/dev/null || echo '?') s"
+done
+[ ${#vm_groups[@]} -eq 0 ] || summary+=", own-guest tests $(cat "$RESULTS/vm.seconds" 2>/dev/null || echo '?') s"
+tb_log "make check: $(($(date +%s) - t0)) s ($summary; side by side: $guests_s s)"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

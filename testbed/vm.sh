@@ -16,7 +16,8 @@
 # Environment: see testbed/config, plus CMD, TESTS, DISK (a host zoned block
 # device to pass through instead of the iSCSI disk), SHARE (a host directory
 # to mount read-only on /share), FORMAT=1 (reformat in boot mode), DISKSET
-# (user or check: which set of backing files to use).
+# (user or check: which set of backing files to use), RUN_NAME (the
+# results directory under $RESULTS; default: the mode).
 #
 # By default one guest holds both the target and the initiator, talking
 # over its own 127.0.0.1, and has no network device at all: with two cores,
@@ -143,9 +144,11 @@ esac
 # benchmark's: that costs a stack walk per allocation, and a file system
 # that allocates at another moment than the other would pay it in other
 # rows. The benchmark measures the kernel as users run it.
-[ "$mode" = bench ] || kargs="$kargs slub_debug=FZPU"
+[ "$mode" = bench ] || [ -z "$SLUB_DEBUG" ] || kargs="$kargs slub_debug=$SLUB_DEBUG"
 initrd=$IMAGES_OUT/initramfs-$kver.cpio.gz
-run_dir=$RESULTS/$mode
+# RUN_NAME names the job's results directory (make check's second guest
+# is check-2); the default is the mode.
+run_dir=$RESULTS/${RUN_NAME:-$mode}
 qemu_pid=
 
 # QEMU runs under timeout, which leads a process group of its own: stop
@@ -205,6 +208,11 @@ if [ "$mode" = boot ] && [ -z "$CMD" ] && [ ! -t 0 ]; then
 	tb_die "make boot without CMD needs a terminal for its shell"
 fi
 
+# Guests started side by side (make check's) share the initramfs and the
+# module indexes: one of them makes them, the others wait for it.
+mkdir -p "$IMAGES_OUT"
+exec 7>>"$IMAGES_OUT/prep.lock"
+flock 7
 KVER=$kver KMODS=$kmods "$TOP/images/mkinitramfs.sh"
 
 # The module indexes for the guest, with our zonefs.ko under updates/, made
@@ -226,6 +234,9 @@ if [ -f "$ko" ] && { [ ! -f "$depmod_dir/modules.dep.bin" ] || [ "$ko" -nt "$dep
 	rm -rf "$stage"
 	tb_log "module indexes with our zonefs.ko: $depmod_dir"
 fi
+
+flock -u 7
+exec 7>&-
 
 mkdir -p "$DISKS_DIR"
 store=$DISKS_DIR/$DISKSET.img

@@ -19,19 +19,58 @@ kmsg_splats() {
 	grep -E "$KMSG_SPLAT" | head -n 5
 }
 
+# The awk function behind kmsg_dev_errors and kmsg_window: whether a line
+# in dmesg -r form is at level warning or worse from zonefs ("zonefs
+# (sdX): ...") or the NVMe driver, and its text does not match the ERE ok.
+KMSG_AWK_DEV='
+function dev_error(line, ok,   pri, text) {
+	if (!match(line, /^<[0-9]+>/))
+		return 0
+	pri = substr(line, 2, RLENGTH - 2) % 8
+	text = substr(line, RLENGTH + 1)
+	sub(/^\[[^]]*\] */, "", text)
+	return pri <= 4 && text ~ /^(zonefs \(|nvme)/ && (ok == "" || text !~ ok)
+}'
+
 # kmsg_dev_errors [ERE]: the lines of stdin (dmesg -r form) at level
-# warning or worse from zonefs ("zonefs (sdX): ...") or the NVMe driver,
-# except those whose text matches ERE (what a test declares it provokes).
+# warning or worse from zonefs or the NVMe driver, except those whose text
+# matches ERE (what a test declares it provokes); at most 5.
 kmsg_dev_errors() {
-	KMSG_ALLOW=${1:-} awk '
+	KMSG_ALLOW=${1:-} awk "$KMSG_AWK_DEV"'
 		BEGIN { ok = ENVIRON["KMSG_ALLOW"] }
-		match($0, /^<[0-9]+>/) {
-			pri = substr($0, 2, RLENGTH - 2) % 8
-			text = substr($0, RLENGTH + 1)
-			sub(/^\[[^]]*\] */, "", text)
-			if (pri <= 4 && text ~ /^(zonefs \(|nvme)/ && (ok == "" || text !~ ok))
-				print
-		}' | head -n 5
+		dev_error($0, ok) { print; if (++n == 5) exit }'
+}
+
+# kmsg_window FROM TO QUIET [ERE]: why the lines of stdin (dmesg -r form)
+# from the line containing FROM to the one containing TO fail a test, one
+# reason a line: the window's first line is gone (the log wrapped), or its
+# bug reports (kmsg_splats), or with QUIET=1 its device warnings and
+# errors (kmsg_dev_errors ERE). One awk, not a pipeline: in the guest,
+# under TCG, every program started costs about a tenth of a second.
+kmsg_window() {
+	KMSG_FROM=$1 KMSG_TO=$2 KMSG_QUIET=$3 KMSG_ALLOW=${4:-} KMSG_RE=$KMSG_SPLAT awk "$KMSG_AWK_DEV"'
+		BEGIN {
+			from = ENVIRON["KMSG_FROM"]; to = ENVIRON["KMSG_TO"]
+			quiet = ENVIRON["KMSG_QUIET"]; ok = ENVIRON["KMSG_ALLOW"]
+			re = ENVIRON["KMSG_RE"]
+		}
+		!on && index($0, from) { on = 1 }
+		on {
+			if ($0 ~ re && ns < 5)
+				splat[++ns] = $0
+			if (quiet == 1 && nd < 5 && dev_error($0, ok))
+				dev[++nd] = $0
+			if (index($0, to))
+				exit
+		}
+		END {
+			if (!on)
+				print "kernel log: the window'"'"'s first marker is gone (the log wrapped)"
+			for (i = 1; i <= ns; i++)
+				print "kernel log: " splat[i]
+			for (i = 1; i <= nd; i++)
+				print "kernel log: device warning or error: " dev[i]
+		}'
 }
 
 # kmsg_taint_bad OLD NEW: the taint bits NEW has beyond OLD that are a

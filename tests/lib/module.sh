@@ -22,9 +22,10 @@ zonefs_file_id() {
 zonefs_loaded_id() {
 	local m=/sys/module/zonefs src='' bid
 	[ -d "$m" ] || return 1
-	[ -r "$m/srcversion" ] && src=$(cat "$m/srcversion")
+	[ -r "$m/srcversion" ] && read -r src <"$m/srcversion"
 	# The note: namesz, descsz and type (4 bytes each), "GNU\0", the ID.
-	bid=$(od -An -v -tx1 -j 16 "$m/notes/.note.gnu.build-id" 2>/dev/null | tr -d ' \n')
+	bid=$(od -An -v -tx1 -j 16 "$m/notes/.note.gnu.build-id" 2>/dev/null)
+	bid=${bid//[$' \n']/}
 	[ -n "$bid" ] || return 1
 	echo "${src:+srcversion $src }build-id $bid"
 }

@@ -32,6 +32,8 @@
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
+# VM_CPUS as given, before testbed/config sets its default.
+cpus_given=${VM_CPUS:-}
 # shellcheck source=testbed/lib.sh
 . "$here/lib.sh"
 
@@ -61,6 +63,16 @@ done
 
 nguests=$GUESTS
 [ ${#guest_groups[@]} -gt 0 ] || nguests=0
+# Side by side, the guests share the host's cores: each gets its share of
+# virtual CPUs (at least one), unless VM_CPUS says otherwise. Two guests
+# of two TCG vCPUs each on two cores ran no faster than one: a vCPU that
+# holds a lock in the guest is descheduled on the host while the other
+# spins for it.
+guest_cpus=${cpus_given:-$VM_CPUS}
+if [ -z "$cpus_given" ] && [ "$nguests" -gt 1 ]; then
+	guest_cpus=$(($(nproc) / nguests))
+	[ "$guest_cpus" -ge 1 ] || guest_cpus=1
+fi
 
 # Every phase runs as a background job in a process group of its own (job
 # control), so that a signal is acted on at once: on INT or TERM each
@@ -102,7 +114,7 @@ guest_job() {
 	t0=$(date +%s)
 	rm -f "$RESULTS/$run/counts" "$RESULTS/$run/kmsg.bad"
 	RUN_NAME=$run TESTS="-b -s $2 -S $((i + 1))/$nguests $TESTS_ARGS ${guest_groups[*]}" \
-		DISKS_DIR=$(guest_disks "$i") "$here/vm.sh" check
+		DISKS_DIR=$(guest_disks "$i") VM_CPUS=$guest_cpus "$here/vm.sh" check
 	echo $? >"$RESULTS/$run.exit"
 	echo $(($(date +%s) - t0)) >"$RESULTS/$run.seconds"
 }
@@ -134,7 +146,7 @@ renumber() {
 }
 
 plan_text=
-[ "$nguests" = 0 ] || plan_text="; [${guest_groups[*]}] in $nguests guests side by side, each a slice of every group"
+[ "$nguests" = 0 ] || plan_text="; [${guest_groups[*]}] in $nguests guests side by side ($guest_cpus vCPUs each), each a slice of every group"
 [ ${#vm_groups[@]} -eq 0 ] || plan_text+="; [${vm_groups[*]}] with guests of their own${plan_text:+, once the first guest is done}"
 tb_log "plan: host groups [${host_groups[*]}]$plan_text"
 t0=$(date +%s)

@@ -115,7 +115,7 @@ _kmsg_mark() {
 
 # _kmsg_since MARK: zonefs kernel lines logged after the line MARK.
 _kmsg_since() {
-	dmesg | sed -n "\\|$1|,\$p" | grep 'zonefs (' || true
+	dmesg | awk -v m="$1" 'index($0, m) { on = 1 } on && /zonefs \(/'
 }
 
 # _expect_eq WHAT EXPECTED ACTUAL

@@ -119,15 +119,23 @@ guest_job() {
 	echo $(($(date +%s) - t0)) >"$RESULTS/$run.seconds"
 }
 
-# vm_job: the VM groups (TAP in vm.tap, counts in vm/counts).
+# vm_job: the VM groups (TAP in vm.tap, counts in vm/counts); their
+# guests, beside a test guest, get the same share of the cores.
 vm_job() {
 	local t0
 	t0=$(date +%s)
 	rm -f "$RESULTS/vm/counts"
 	mkdir -p "$RESULTS/vm"
 	# shellcheck disable=SC2086
-	"$TOP/tests/run" -b -s 1 -o "$RESULTS/vm" $TESTS_ARGS "${vm_groups[@]}" >"$RESULTS/vm.tap"
+	VM_CPUS=$guest_cpus "$TOP/tests/run" -b -s 1 -o "$RESULTS/vm" $TESTS_ARGS "${vm_groups[@]}" >"$RESULTS/vm.tap"
 	echo $(($(date +%s) - t0)) >"$RESULTS/vm.seconds"
+}
+
+# boot_seconds RUN: the guest's seconds from its kernel's start to its
+# first test (boot, target, iSCSI login), by its kernel log's clock.
+boot_seconds() {
+	awk -F'[][]' '/zonefs-test: start / { printf "%d", $2; found = 1; exit }
+		END { if (!found) printf "?" }' "$RESULTS/$1/kmsg.log" 2>/dev/null
 }
 
 guest_name() {
@@ -146,7 +154,7 @@ renumber() {
 }
 
 plan_text=
-[ "$nguests" = 0 ] || plan_text="; [${guest_groups[*]}] in $nguests guests side by side ($guest_cpus vCPUs each), each a slice of every group"
+[ "$nguests" = 0 ] || plan_text="; [${guest_groups[*]}] in $nguests guests side by side (vCPUs: $guest_cpus each), each a slice of every group"
 [ ${#vm_groups[@]} -eq 0 ] || plan_text+="; [${vm_groups[*]}] with guests of their own${plan_text:+, once the first guest is done}"
 tb_log "plan: host groups [${host_groups[*]}]$plan_text"
 t0=$(date +%s)
@@ -254,7 +262,7 @@ echo "1..$n"
 echo "# Totals: pass:$pass fail:$fail skip:$skip"
 summary="host ${host_s} s"
 for ((i = 0; i < nguests; i++)); do
-	summary+=", guest $((i + 1)) $(cat "$RESULTS/$(guest_name "$i").seconds" 2>/dev/null || echo '?') s"
+	summary+=", guest $((i + 1)) $(cat "$RESULTS/$(guest_name "$i").seconds" 2>/dev/null || echo '?') s (boot $(boot_seconds "$(guest_name "$i")") s)"
 done
 [ ${#vm_groups[@]} -eq 0 ] || summary+=", own-guest tests $(cat "$RESULTS/vm.seconds" 2>/dev/null || echo '?') s"
 tb_log "make check: $(($(date +%s) - t0)) s ($summary; side by side: $guests_s s)"

@@ -144,7 +144,7 @@ debug)
 esac
 # Every guest checks its slab objects (slub_debug=FZ: sanity checks and
 # red zones; SLUB_DEBUG=FZPU adds poisoning and the stack of each
-# allocation and free, which made the mount group 1.5 times as long under
+# allocation and free, which made the mount group 1.4 times as long as FZ under
 # TCG; the debug kernel's KASAN finds what those would), except the
 # benchmark's: that costs a stack walk per allocation, and a file system
 # that allocates at another moment than the other would pay it in other

@@ -7,6 +7,7 @@
  *	zfs_fault queue FILE NR BS HOW BAD BUF [append]
  *	zfs_fault read  FILE OFF LEN HOW BUF
  *	zfs_fault fsize FILE OFF LEN LIMIT
+ *	zfs_fault readwrite FILE ROFF RLEN WLEN BUF
  *
  * HOW is how the I/O is issued: "sync" (pwrite/pread), "libaio" (the raw
  * aio system calls) or "uring" (liburing). BUF is the user buffer:
@@ -24,6 +25,12 @@
  * "append", each with RWF_APPEND), the one at index BAD (-1: none) from a
  * buffer of kind BUF, and prints each result in order: "R <res0> <res1>
  * ...", a byte count or an errno name.
+ *
+ * "readwrite" submits a direct read of RLEN bytes at ROFF with libaio and,
+ * while it is in flight, a direct pwrite of WLEN bytes from a buffer of
+ * kind BUF at the end of the file, then reaps the read; it prints "R <read
+ * result> W <write result>", so that a read failing at the device while a
+ * write holds the file can be seen.
  *
  * "fsize" sets RLIMIT_FSIZE to LIMIT bytes, blocks SIGXFSZ and writes:
  * it prints the result and "SIGXFSZ" when that signal became pending.
@@ -65,7 +72,7 @@ static int zfs_fault_err(int err)
 
 static int zfs_fault_usage(void)
 {
-	fprintf(stderr, "usage: zfs_fault write|queue|read|fsize FILE ...\n");
+	fprintf(stderr, "usage: zfs_fault write|queue|read|fsize|readwrite FILE ...\n");
 	return 2;
 }
 
@@ -310,6 +317,47 @@ static int zfs_fault_queue(const char *file, int nr, size_t bs, const char *how,
 	return 0;
 }
 
+static int zfs_fault_readwrite(const char *file, long long roff, size_t rlen,
+			       size_t wlen, const char *kind)
+{
+	unsigned char *rbuf = zfs_fault_buf("good", rlen, roff), *wbuf;
+	struct iocb iocb = { 0 }, *iocbp = &iocb;
+	struct io_event ev;
+	aio_context_t ctx = 0;
+	struct stat st;
+	ssize_t w;
+	int fd;
+
+	fd = open(file, O_RDWR | O_DIRECT);
+	if (fd < 0 || fstat(fd, &st))
+		return zfs_fault_err(errno);
+	wbuf = zfs_fault_buf(kind, wlen, st.st_size);
+	if (!wbuf)
+		return zfs_fault_usage();
+	if (syscall(SYS_io_setup, 1, &ctx))
+		return zfs_fault_err(errno);
+	iocb.aio_fildes = fd;
+	iocb.aio_lio_opcode = IOCB_CMD_PREAD;
+	iocb.aio_buf = (uintptr_t)rbuf;
+	iocb.aio_nbytes = rlen;
+	iocb.aio_offset = roff;
+	if (syscall(SYS_io_submit, ctx, 1, &iocbp) != 1)
+		return zfs_fault_err(errno);
+	w = pwrite(fd, wbuf, wlen, st.st_size);
+	if (w < 0)
+		w = -errno;
+	if (syscall(SYS_io_getevents, ctx, 1, 1, &ev, NULL) != 1)
+		return zfs_fault_err(errno);
+	syscall(SYS_io_destroy, ctx);
+	close(fd);
+	printf("R");
+	zfs_fault_print_res((long long)ev.res);
+	printf(" W");
+	zfs_fault_print_res(w);
+	printf("\n");
+	return 0;
+}
+
 static int zfs_fault_fsize(const char *file, long long off, size_t len,
 			   long long limit)
 {
@@ -361,6 +409,11 @@ int main(int argc, char **argv)
 		return zfs_fault_fsize(argv[2], zfs_fault_num(argv[3]),
 				       zfs_fault_num(argv[4]),
 				       zfs_fault_num(argv[5]));
+
+	if (!strcmp(argv[1], "readwrite") && argc == 7)
+		return zfs_fault_readwrite(argv[2], zfs_fault_num(argv[3]),
+					   zfs_fault_num(argv[4]),
+					   zfs_fault_num(argv[5]), argv[6]);
 
 	return zfs_fault_usage();
 }

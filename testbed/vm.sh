@@ -12,6 +12,8 @@
 #                           disk on the host's 127.0.0.1:$TARGET_PORT, and
 #                           return; boot TARGET=testbed logs in to it
 #   testbed/vm.sh testbed-stop   stop that guest
+#   testbed/vm.sh testbed-kill   kill that guest's QEMU at once (a test
+#                           that is stopped itself has no time to wait)
 #
 # Environment: see testbed/config, plus CMD, TESTS, DISK (a host zoned block
 # device to pass through instead of the iSCSI disk), SHARE (a host directory
@@ -37,8 +39,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 mode=${1:-}
 case "$mode" in
-testbed | testbed-stop | boot | check | bench) ;;
-*) echo "usage: $0 testbed|testbed-stop|boot|check|bench" >&2; exit 2 ;;
+testbed | testbed-stop | testbed-kill | boot | check | bench) ;;
+*) echo "usage: $0 testbed|testbed-stop|testbed-kill|boot|check|bench" >&2; exit 2 ;;
 esac
 tb_pidfile=$IMAGES_OUT/testbed.pid
 tb_run=$RESULTS/testbed
@@ -85,6 +87,13 @@ testbed_stop() {
 if [ "$mode" = testbed-stop ]; then
 	testbed_stop
 	exit
+fi
+if [ "$mode" = testbed-kill ]; then
+	if pid=$(testbed_pid); then
+		kill -KILL -- "-$pid" "$pid" 2>/dev/null || true
+	fi
+	rm -f "$tb_pidfile"
+	exit 0
 fi
 
 : "${CMD:=}" "${TESTS:=}" "${DISK:=}" "${SHARE:=}" "${FORMAT:=0}"

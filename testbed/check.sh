@@ -13,7 +13,8 @@
 # GUESTS (test guests side by side, 1 to 4, default 1: on two cores, two
 # guests of one vCPU took 3,043 s where one of two vCPUs takes about
 # 2,200), TESTS_ARGS (extra tests/run options, e.g.
-# "-t 'io/*'").
+# "-t 'io/*'"), GEOMETRY (ZONE_MB:CONV:SIZE_MB:LBA of $ZBC_DEV; then only
+# the io, ns and errors groups run by default, on that disk).
 #
 # A guest under TCG keeps about 1.2 of the host's 2 cores busy (its tests
 # wait for iSCSI, for the target, for timers), so a second guest beside
@@ -38,6 +39,12 @@ cpus_given=${VM_CPUS:-}
 # shellcheck source=testbed/lib.sh
 . "$here/lib.sh"
 
+if [ -n "${GEOMETRY:-}" ]; then
+	# Another geometry of $ZBC_DEV: the groups whose tests read it.
+	: "${HOST_GROUPS:=none}"
+	: "${GUEST_GROUPS:=io ns errors}"
+	: "${VM_GROUPS:=none}"
+fi
 : "${HOST_GROUPS:=lint host}"
 : "${GUEST_GROUPS:=testbed mkzonefs mount ns io zns errors reliability pkg zfsx}"
 : "${VM_GROUPS:=boot powercut}"
@@ -157,6 +164,7 @@ renumber() {
 plan_text=
 [ "$nguests" = 0 ] || plan_text="; [${guest_groups[*]}] in $nguests guests side by side (vCPUs: $guest_cpus each), each a slice of every group"
 [ ${#vm_groups[@]} -eq 0 ] || plan_text+="; [${vm_groups[*]}] with guests of their own${plan_text:+, once the first guest is done}"
+[ -z "${GEOMETRY:-}" ] || plan_text+="; ZBC_DEV's geometry $GEOMETRY (ZONE_MB:CONV:SIZE_MB:LBA)"
 tb_log "plan: host groups [${host_groups[*]}]$plan_text"
 t0=$(date +%s)
 mkdir -p "$RESULTS/host"

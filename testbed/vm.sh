@@ -198,7 +198,21 @@ trap 'on_signal TERM' TERM
 # and a 300,000-zone one of 16 MiB zones (4.6 TiB too).
 case "$DISKSET" in
 user) disks="zbc_dev:0:$ZONE_MB:$CONV:$((SIZE_GB * 1024)):$LBA:$OPEN" ;;
-check) disks="zbc_dev:0:64:4:4096:4096:8 zbc_dev_512:1:16:2:1024:512:8 zbc_dev_nocnv:2:16:0:1024:4096:8" ;;
+check)
+	IFS=: read -r g_zone g_conv g_size g_lba g_rest <<<"${GEOMETRY:-64:4:4096:4096}"
+	for v in "$g_zone" "$g_conv" "$g_size" "$g_lba"; do
+		[[ $v =~ ^[0-9]+$ ]] || tb_die "GEOMETRY must be ZONE_MB:CONV:SIZE_MB:LBA, not '$GEOMETRY'"
+	done
+	[ -z "$g_rest" ] || tb_die "GEOMETRY must be ZONE_MB:CONV:SIZE_MB:LBA, not '$GEOMETRY'"
+	case "$g_lba" in 512 | 4096) ;; *) tb_die "GEOMETRY: the block size must be 512 or 4096, not $g_lba" ;; esac
+	if [ "$g_zone" = 0 ] || [ $((g_zone & (g_zone - 1))) != 0 ]; then
+		tb_die "GEOMETRY: the zone size must be a power of 2 MiB, not $g_zone"
+	fi
+	if [ $((g_size % g_zone)) != 0 ] || [ $((g_size / g_zone)) -lt $((g_conv + 8)) ]; then
+		tb_die "GEOMETRY: SIZE_MB must be a multiple of the zone size, with at least 8 sequential zones"
+	fi
+	disks="zbc_dev:0:$g_zone:$g_conv:$g_size:$g_lba:8 zbc_dev_512:1:16:2:1024:512:8 zbc_dev_nocnv:2:16:0:1024:4096:8"
+	;;
 bench) disks="zbc_dev:0:64:4:4096:4096:8 zbc_big:1:64:4:$((75000 * 64)):4096:128 zbc_huge:2:16:4:$((300000 * 16)):4096:128" ;;
 *) tb_die "DISKSET must be user or check" ;;
 esac

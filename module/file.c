@@ -1120,6 +1120,11 @@ static void zonefs_seq_file_write_close(struct inode *inode)
 	struct super_block *sb = inode->i_sb;
 	struct zonefs_zone *z = zonefs_inode_zone(inode);
 
+	/*
+	 * A CLOSE that fails may take the zone away, which changes i_mode:
+	 * under the inode lock, as chmod does.
+	 */
+	inode_lock(inode);
 	mutex_lock(&zi->i_truncate_mutex);
 
 	if (WARN_ON_ONCE(!zi->i_wr_refcnt) || --zi->i_wr_refcnt)
@@ -1141,6 +1146,7 @@ static void zonefs_seq_file_write_close(struct inode *inode)
 
 unlock:
 	mutex_unlock(&zi->i_truncate_mutex);
+	inode_unlock(inode);
 }
 
 static int zonefs_file_open(struct inode *inode, struct file *file)

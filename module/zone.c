@@ -197,6 +197,8 @@ static int zonefs_report_zone(struct inode *inode, struct blk_zone *zone)
  * slot, so the zone is finished: FINISH keeps its data readable and frees
  * both slots (the next mount sees it full). Without an active limit (ZBC),
  * or on a read-only mount, which sends no FINISH, an open zone is closed.
+ *
+ * Context: as zonefs_handle_error(); i_mode changes under inode->i_rwsem.
  */
 static void zonefs_zone_take_away(struct inode *inode, u8 flag, u8 dev_cond)
 {
@@ -250,97 +252,91 @@ static loff_t zonefs_report_data_size(struct inode *inode,
 	}
 }
 
-/**
- * zonefs_handle_error() - bring a file back in line with its zone
- * @inode:	the file's inode
- * @err:	what went wrong (enum zonefs_error)
- *
- * Asks the device for the file's zone and takes its condition: an offline
- * zone makes the file offline (size 0, mode 000), a read-only zone takes
- * its write bits away. Then the size:
- *
- * - the device's write pointer (its data size) below the size always
- *   lowers the size to it: what the device lost is not readable;
- * - above the size, the data is either this file's own writes that reached
- *   the device although the write failed part way, or someone else's (a
- *   writer behind the file system's back). For a failure that was not the
- *   device's (ZONEFS_ERR_LOCAL), data up to the write pointer as issued is
- *   this file's own and is kept. Otherwise errors=repair takes the write
- *   pointer, remount-ro and zone-ro keep the size, so that nothing this file
- *   did not acknowledge is exposed, and zone-offline makes it 0.
- *
- * The errors= policy applies after a device error, or when the zone went
- * bad, or when the device's view differs from the file's.
- *
- * Context: process context, the file's i_truncate_mutex held, no write in
- * flight on the file.
+/*
+ * Whether the device's report shows a zone that went bad since the file
+ * last looked: offline, or read-only while the file is still writable.
  */
-void zonefs_handle_error(struct inode *inode, enum zonefs_error err)
+static bool zonefs_zone_went_bad(struct inode *inode, struct blk_zone *zone)
+{
+	struct zonefs_zone *z = zonefs_inode_zone(inode);
+	unsigned int zidx = ZONEFS_I(inode)->i_zidx;
+
+	if (zone->cond == BLK_ZONE_COND_OFFLINE &&
+	    !(z->z_flags & ZONEFS_ZONE_OFFLINE)) {
+		zonefs_err_ratelimited(inode->i_sb, "zone %u: offline\n", zidx);
+		return true;
+	}
+	if (zone->cond == BLK_ZONE_COND_READONLY &&
+	    !(z->z_flags & (ZONEFS_ZONE_OFFLINE | ZONEFS_ZONE_READONLY))) {
+		zonefs_err_ratelimited(inode->i_sb, "zone %u: read-only\n", zidx);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Whether an error of kind @err, with the zone still good and the device
+ * holding @dsize bytes of the file's zone, is the device failing, so that
+ * the errors= policy applies. The other cases are settled here:
+ *
+ * - ZONEFS_ERR_CHECK: nothing failed, the report was only looked at;
+ * - ZONEFS_ERR_READ: a read failed, which changes nothing while the
+ *   device's data size is the file's size;
+ * - ZONEFS_ERR_LOCAL: a write failed that the device did not (a user
+ *   fault, a resource refusal) after part of it was sent: data between the
+ *   size and the write pointer as issued is this file's own, and is kept.
+ */
+static bool zonefs_error_is_device(struct inode *inode, enum zonefs_error err,
+				   loff_t dsize)
 {
 	struct zonefs_inode_info *zi = ZONEFS_I(inode);
-	struct super_block *sb = inode->i_sb;
-	struct zonefs_sb_info *sbi = ZONEFS_SB(sb);
-	struct zonefs_zone *z = zonefs_inode_zone(inode);
-	enum zonefs_errors mode = READ_ONCE(sbi->s_errors);
-	u8 bad = ZONEFS_ZONE_OFFLINE | ZONEFS_ZONE_READONLY;
-	bool seq = zonefs_zone_is_seq(z);
-	bool went_bad = false;
-	struct blk_zone zone;
-	loff_t isize, dsize;
+	bool seq = zonefs_inode_is_seq(inode);
+	loff_t isize = i_size_read(inode);
 
-	if (zonefs_report_zone(inode, &zone))
-		return;	/* Nothing is known: keep the file as it is. */
-
-	isize = i_size_read(inode);
-	dsize = zonefs_report_data_size(inode, &zone);
-	if (zone.cond == BLK_ZONE_COND_OFFLINE &&
-	    !(z->z_flags & ZONEFS_ZONE_OFFLINE)) {
-		zonefs_err_ratelimited(sb, "zone %u: offline\n", zi->i_zidx);
-		went_bad = true;
-	} else if (zone.cond == BLK_ZONE_COND_READONLY && !(z->z_flags & bad)) {
-		zonefs_err_ratelimited(sb, "zone %u: read-only\n", zi->i_zidx);
-		went_bad = true;
-	}
-
-	if (!went_bad) {
-		switch (err) {
-		case ZONEFS_ERR_CHECK:
-			return;
-		case ZONEFS_ERR_READ:
-			if (!seq || dsize == isize)
-				return;
-			break;
-		case ZONEFS_ERR_LOCAL:
-			if (!seq)
-				return;
-			if (dsize >= isize && dsize <= zi->i_wpoffset) {
-				zonefs_zone_set_wpoff(inode, dsize);
-				zi->i_wpoffset = dsize;
-				return;
-			}
-			break;
-		case ZONEFS_ERR_DEVICE:
-			break;
+	switch (err) {
+	case ZONEFS_ERR_CHECK:
+		return false;
+	case ZONEFS_ERR_READ:
+		return seq && dsize != isize;
+	case ZONEFS_ERR_LOCAL:
+		if (!seq)
+			return false;
+		if (dsize >= isize && dsize <= zi->i_wpoffset) {
+			zonefs_zone_set_wpoff(inode, dsize);
+			zi->i_wpoffset = dsize;
+			return false;
 		}
+		return true;
+	case ZONEFS_ERR_DEVICE:
+	default:
+		return true;
 	}
+}
 
-	if (seq && dsize != isize)
-		zonefs_warn_ratelimited(sb, "zone %u: size %lld, device write pointer %lld\n",
-					zi->i_zidx, isize, dsize);
+/*
+ * The errors= policy of the mount, or the zone's own bad condition: take
+ * the zone away (offline or read-only) if it comes to that, make the file
+ * system read-only under errors=remount-ro, and return the size the file
+ * keeps. A write pointer below the size always lowers the size. Above it,
+ * errors=repair takes the write pointer, remount-ro and zone-ro keep the
+ * size, so that nothing the file did not acknowledge is exposed, and an
+ * offline zone (or zone-offline) leaves nothing.
+ */
+static loff_t zonefs_apply_policy(struct inode *inode, u8 cond, loff_t dsize)
+{
+	struct super_block *sb = inode->i_sb;
+	struct zonefs_zone *z = zonefs_inode_zone(inode);
+	enum zonefs_errors mode = READ_ONCE(ZONEFS_SB(sb)->s_errors);
+	loff_t isize = i_size_read(inode);
 
-	/* Before a take-away, which may close or finish the zone. */
-	z->z_cond = zone.cond;
-	if (zone.cond == BLK_ZONE_COND_OFFLINE ||
-	    mode == ZONEFS_ERRORS_ZONE_OFFLINE) {
+	if (cond == BLK_ZONE_COND_OFFLINE || mode == ZONEFS_ERRORS_ZONE_OFFLINE) {
 		if (!(z->z_flags & ZONEFS_ZONE_OFFLINE))
-			zonefs_zone_take_away(inode, ZONEFS_ZONE_OFFLINE,
-					      zone.cond);
+			zonefs_zone_take_away(inode, ZONEFS_ZONE_OFFLINE, cond);
 		dsize = 0;
-	} else if (zone.cond == BLK_ZONE_COND_READONLY ||
+	} else if (cond == BLK_ZONE_COND_READONLY ||
 		   mode == ZONEFS_ERRORS_ZONE_RO) {
-		if (!(z->z_flags & bad))
-			zonefs_zone_take_away(inode, ZONEFS_ZONE_READONLY,
-					      zone.cond);
+		if (!(z->z_flags & (ZONEFS_ZONE_OFFLINE | ZONEFS_ZONE_READONLY)))
+			zonefs_zone_take_away(inode, ZONEFS_ZONE_READONLY, cond);
 		dsize = min(dsize, isize);
 	} else if (mode != ZONEFS_ERRORS_REPAIR) {
 		dsize = min(dsize, isize);
@@ -351,11 +347,55 @@ void zonefs_handle_error(struct inode *inode, enum zonefs_error err)
 		sb->s_flags |= SB_RDONLY;
 	}
 
-	if (seq) {
+	return dsize;
+}
+
+/**
+ * zonefs_handle_error() - bring a file back in line with its zone
+ * @inode:	the file's inode
+ * @err:	what went wrong (enum zonefs_error)
+ *
+ * Asks the device for the file's zone. If the zone went bad, or the error
+ * is the device failing (zonefs_error_is_device()), the errors= policy
+ * applies (zonefs_apply_policy()) and the file takes the size it leaves:
+ * a sequential file its write pointer too, a conventional file keeps its
+ * size unless it went offline.
+ *
+ * Context: process context, inode->i_rwsem held exclusive (a take-away
+ * changes i_mode, as chmod does under that lock) and the file's
+ * i_truncate_mutex held, no write in flight on the file.
+ */
+void zonefs_handle_error(struct inode *inode, enum zonefs_error err)
+{
+	struct zonefs_inode_info *zi = ZONEFS_I(inode);
+	struct zonefs_zone *z = zonefs_inode_zone(inode);
+	struct blk_zone zone;
+	loff_t isize, dsize;
+
+	lockdep_assert_held_write(&inode->i_rwsem);
+	lockdep_assert_held(&zi->i_truncate_mutex);
+
+	if (zonefs_report_zone(inode, &zone))
+		return;	/* Nothing is known: keep the file as it is. */
+
+	isize = i_size_read(inode);
+	dsize = zonefs_report_data_size(inode, &zone);
+	if (!zonefs_zone_went_bad(inode, &zone) &&
+	    !zonefs_error_is_device(inode, err, dsize))
+		return;
+
+	if (zonefs_zone_is_seq(z) && dsize != isize)
+		zonefs_warn_ratelimited(inode->i_sb, "zone %u: size %lld, device write pointer %lld\n",
+					zi->i_zidx, isize, dsize);
+
+	/* Before a take-away, which may close or finish the zone. */
+	z->z_cond = zone.cond;
+	dsize = zonefs_apply_policy(inode, zone.cond, dsize);
+
+	if (zonefs_zone_is_seq(z)) {
 		zonefs_zone_set_wpoff(inode, dsize);
 		zi->i_wpoffset = dsize;
 	} else {
-		/* A conventional file keeps its size unless it went offline. */
 		i_size_write(inode, dsize);
 	}
 }
@@ -376,7 +416,8 @@ void zonefs_handle_error(struct inode *inode, enum zonefs_error err)
  * the file system's back may have put some there), and never on a
  * read-only file system.
  *
- * Context: the file's i_truncate_mutex held.
+ * Context: inode->i_rwsem held exclusive and the file's i_truncate_mutex
+ * held (zonefs_handle_error()).
  * Return: false if the zone is still held open.
  */
 bool zonefs_zone_close_explicit(struct inode *inode)

@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make check: the host test groups; then the guest test groups in GUESTS
-# guests side by side, each with its own target and disks, each running
-# one slice of every group (tests/run -S I/N: the Ith, (I+N)th ... test);
+# make check: the host test groups, at a lower priority, beside the guest
+# test groups in GUESTS guests side by side, each with its own target and
+# disks, each running one slice of every group (tests/run -S I/N: the
+# Ith, (I+N)th ... test);
 # and, as soon as the first guest is done, the host-side groups whose
 # tests boot guests of their own (power cuts, the two-guest form). One
 # TAP stream ending in "N passed, N failed, N skipped", then the time of
@@ -158,7 +159,7 @@ guest_disks() {
 renumber() {
 	awk -v n="$1" '
 		/^(not )?ok [0-9]+ / { sub(/ok [0-9]+ /, "ok " n++ " ") }
-		{ print }'
+		{ print; fflush() }'
 }
 
 plan_text=
@@ -169,13 +170,38 @@ tb_log "plan: host groups [${host_groups[*]}]$plan_text"
 t0=$(date +%s)
 mkdir -p "$RESULTS/host"
 echo "TAP version 13"
-hp=0 hf=0 hs=0
+rm -f "$RESULTS"/check*.exit "$RESULTS"/check*.seconds "$RESULTS"/check*.tap "$RESULTS"/vm.tap "$RESULTS"/vm.seconds "$RESULTS/host.tap"
+
+# The host tests run beside the guests' boot and first tests, at a lower
+# priority: a guest under TCG leaves part of the cores idle while its tests
+# wait, and the host tests fill it. Their results are printed first, then
+# the first guest's, renumbered on from them, as they come; the later
+# guests' TAP goes to a file each and shows as progress lines on stderr.
+host_pid=
 if [ ${#host_groups[@]} -gt 0 ]; then
 	rm -f "$RESULTS/host/counts"
 	# shellcheck disable=SC2086
-	run_bg "$TOP/tests/run" -b -o "$RESULTS/host" $TESTS_ARGS "${host_groups[@]}"
-	wait "${children[0]}"
-	children=()
+	run_bg nice -n 10 "$TOP/tests/run" -b -o "$RESULTS/host" $TESTS_ARGS "${host_groups[@]}" \
+		>"$RESULTS/host.tap"
+	host_pid=${children[-1]}
+fi
+t1=$(date +%s)
+guests=()
+for ((i = 0; i < nguests; i++)); do
+	: >"$RESULTS/$(guest_name "$i").tap"
+	run_bg guest_job "$i" 1 >"$RESULTS/$(guest_name "$i").tap"
+	guests+=("${children[-1]}")
+	[ "$i" = 0 ] && continue
+	tail -n +1 -s 1 -f --pid="${children[-1]}" "$RESULTS/$(guest_name "$i").tap" |
+		sed -u "s/^/[guest $((i + 1))] /" >&2 &
+	tails+=($!)
+done
+
+hp=0 hf=0 hs=0
+if [ -n "$host_pid" ]; then
+	wait "$host_pid"
+	children=("${guests[@]}")
+	cat "$RESULTS/host.tap"
 	read -r hp hf hs <"$RESULTS/host/counts" 2>/dev/null || hp=0 hf=0 hs=0
 fi
 n=$((hp + hf + hs))
@@ -186,24 +212,14 @@ fi
 host_s=$(($(date +%s) - t0))
 tb_log "host tests: $hp passed, $hf failed, $hs skipped in $host_s s"
 
-# The guests side by side. The first streams its TAP, numbered on from
-# the host's; the others write theirs to a file and show progress.
-t1=$(date +%s)
-rm -f "$RESULTS"/check*.exit "$RESULTS"/check*.seconds "$RESULTS"/check*.tap "$RESULTS"/vm.tap "$RESULTS"/vm.seconds
-for ((i = 0; i < nguests; i++)); do
-	if [ "$i" = 0 ]; then
-		run_bg guest_job 0 $((n + 1))
-	else
-		: >"$RESULTS/$(guest_name "$i").tap"
-		run_bg guest_job "$i" 1 >"$RESULTS/$(guest_name "$i").tap"
-		tail -n +1 -s 1 -f --pid="${children[-1]}" "$RESULTS/$(guest_name "$i").tap" |
-			sed -u "s/^/[guest $((i + 1))] /" >&2 &
-		tails+=($!)
-	fi
-done
+# The first guest's results, renumbered on from the host's, as they come.
+if [ "$nguests" -gt 0 ]; then
+	tail -n +1 -s 1 -f --pid="${guests[0]}" "$RESULTS/$(guest_name 0).tap" |
+		renumber $((n + 1)) &
+	tails+=($!)
+fi
 # The VM groups start when the first guest is done (at once without
 # guests).
-guests=("${children[@]}")
 if [ ${#vm_groups[@]} -gt 0 ]; then
 	[ ${#guests[@]} -eq 0 ] || wait -n "${guests[@]}"
 	run_bg vm_job
@@ -215,6 +231,7 @@ children=()
 for c in "${tails[@]}"; do
 	wait "$c" 2>/dev/null
 done
+tails=()
 guests_s=$(($(date +%s) - t1))
 
 # Each guest's verdict, in order; the later guests' TAP renumbered.
@@ -226,6 +243,7 @@ for ((i = 0; i < nguests; i++)); do
 	if [ -s "$RESULTS/$run/counts" ] && read -r p f s <"$RESULTS/$run/counts"; then
 		counts=1
 	fi
+	# The first guest's results are out already.
 	[ "$i" = 0 ] || renumber $((n + 1)) <"$RESULTS/$run.tap"
 	n=$((n + p + f + s))
 	if [ -s "$RESULTS/$run/kmsg.bad" ]; then

@@ -156,10 +156,19 @@ guest_disks() {
 }
 
 # renumber FIRST: the TAP result lines of stdin numbered from FIRST on.
+# In bash, line by line: awk (mawk) would hold a stream's lines back until
+# its input buffer filled.
 renumber() {
-	awk -v n="$1" '
-		/^(not )?ok [0-9]+ / { sub(/ok [0-9]+ /, "ok " n++ " ") }
-		{ print; fflush() }'
+	local n=$1 line re='^(not )?ok [0-9]+ (.*)$'
+
+	while IFS= read -r line; do
+		if [[ $line =~ $re ]]; then
+			printf '%sok %d %s\n' "${BASH_REMATCH[1]}" "$n" "${BASH_REMATCH[2]}"
+			n=$((n + 1))
+		else
+			printf '%s\n' "$line"
+		fi
+	done
 }
 
 plan_text=

@@ -60,6 +60,19 @@ _have_dev() {
 	fi
 }
 
+# _have_conv_zones N: $ZBC_DEV has at least N conventional zones, zone 0
+# (the superblock's) included. make check's disk has 4; another geometry
+# (make check GEOMETRY=...) may have fewer, and then the tests that need
+# conventional files there are listed skips (tests/skips).
+_have_conv_zones() {
+	local n
+
+	_in_guest && [ -b "${ZBC_DEV:-}" ] || return 0
+	n=$("$HELPERS/zone_report" "$ZBC_DEV" 2>/dev/null | grep -c ' conventional ')
+	[ "$n" -ge "$1" ] ||
+		SKIP_REASONS+=("needs $1 conventional zones on ZBC_DEV, which has $n")
+}
+
 # _have_module: our zonefs.ko is installed in the guest, and the zonefs
 # loaded now, if any, is ours (by build ID and srcversion, not by path).
 _have_module() {

@@ -250,6 +250,8 @@ static int zonefs_fill_super(struct super_block *sb, struct fs_context *fc)
 	atomic_set(&sbi->s_wro_seq_files, 0);
 	atomic_set(&sbi->s_active_seq_files, 0);
 	init_completion(&sbi->s_kobj_unregister);
+	ratelimit_state_init(&sbi->s_msg_ratelimit, DEFAULT_RATELIMIT_INTERVAL,
+			     DEFAULT_RATELIMIT_BURST);
 	sbi->s_max_wro_seq_files = bdev_max_open_zones(bdev);
 	sbi->s_max_active_seq_files = bdev_max_active_zones(bdev);
 	ktime_get_coarse_real_ts64(&sbi->s_mount_time);

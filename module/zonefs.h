@@ -18,6 +18,7 @@
 #include <linux/completion.h>
 #include <linux/blkdev.h>
 #include <linux/workqueue.h>
+#include <linux/ratelimit.h>
 
 #include "zonefs_format.h"
 
@@ -179,6 +180,9 @@ enum zonefs_errors {
  * @s_kobj:		sysfs directory /sys/fs/zonefs/<dev>
  * @s_kobj_unregister:	completed when @s_kobj is released
  * @s_sysfs_registered:	@s_kobj was added
+ * @s_msg_ratelimit:	the mount's own limit on its rate-limited kernel
+ *			messages, so that one device's flood of errors hides
+ *			no other device's
  */
 struct zonefs_sb_info {
 	unsigned int		s_mount_opts;
@@ -210,6 +214,8 @@ struct zonefs_sb_info {
 	struct kobject		s_kobj;
 	struct completion	s_kobj_unregister;
 	bool			s_sysfs_registered;
+
+	struct ratelimit_state	s_msg_ratelimit;
 };
 
 /*
@@ -349,11 +355,16 @@ static inline unsigned int zonefs_group_ino(struct zonefs_sb_info *sbi,
 	printk(KERN_WARNING "zonefs (%s): " fmt, (sb)->s_id, ##args)
 #define zonefs_info(sb, fmt, args...) \
 	printk(KERN_INFO "zonefs (%s): " fmt, (sb)->s_id, ##args)
-#define zonefs_err_ratelimited(sb, fmt, args...) \
-	printk_ratelimited(KERN_ERR "zonefs (%s): " fmt, (sb)->s_id, ##args)
-#define zonefs_warn_ratelimited(sb, fmt, args...) \
-	printk_ratelimited(KERN_WARNING "zonefs (%s): " fmt, (sb)->s_id, \
-			   ##args)
+#define zonefs_err_ratelimited(sb, fmt, args...)			\
+	do {								\
+		if (__ratelimit(&ZONEFS_SB(sb)->s_msg_ratelimit))	\
+			zonefs_err(sb, fmt, ##args);			\
+	} while (0)
+#define zonefs_warn_ratelimited(sb, fmt, args...)			\
+	do {								\
+		if (__ratelimit(&ZONEFS_SB(sb)->s_msg_ratelimit))	\
+			zonefs_warn(sb, fmt, ##args);			\
+	} while (0)
 
 /* dir.c */
 struct inode *zonefs_iget(struct super_block *sb, unsigned int ino);

@@ -114,15 +114,16 @@ run_bg() {
 	children+=($!)
 }
 
-# guest_job I START: slice I+1 of the guest groups in a guest of its own,
-# its TAP on stdout numbered from START. The guest's exit status goes to
-# $RESULTS/<run>.exit, its time to $RESULTS/<run>.seconds.
+# guest_job I: slice I+1 of the guest groups in a guest of its own, its
+# TAP on stdout numbered from 1 (renumber() places it in the stream). The
+# guest's exit status goes to $RESULTS/<run>.exit, its time to
+# $RESULTS/<run>.seconds.
 guest_job() {
 	local i=$1 run t0
 	run=$(guest_name "$i")
 	t0=$(date +%s)
 	rm -f "$RESULTS/$run/counts" "$RESULTS/$run/kmsg.bad"
-	RUN_NAME=$run TESTS="-b -s $2 -S $((i + 1))/$nguests $TESTS_ARGS ${guest_groups[*]}" \
+	RUN_NAME=$run TESTS="-b -S $((i + 1))/$nguests $TESTS_ARGS ${guest_groups[*]}" \
 		DISKS_DIR=$(guest_disks "$i") VM_CPUS=$guest_cpus "$here/vm.sh" check
 	echo $? >"$RESULTS/$run.exit"
 	echo $(($(date +%s) - t0)) >"$RESULTS/$run.seconds"
@@ -198,7 +199,7 @@ t1=$(date +%s)
 guests=()
 for ((i = 0; i < nguests; i++)); do
 	: >"$RESULTS/$(guest_name "$i").tap"
-	run_bg guest_job "$i" 1 >"$RESULTS/$(guest_name "$i").tap"
+	run_bg guest_job "$i" >"$RESULTS/$(guest_name "$i").tap"
 	guests+=("${children[-1]}")
 	[ "$i" = 0 ] && continue
 	tail -n +1 -s 1 -f --pid="${children[-1]}" "$RESULTS/$(guest_name "$i").tap" |

@@ -635,9 +635,9 @@ static struct bio_set zonefs_dio_bio_set;
 /*
  * A device out of open or active zones refuses the first request it
  * cannot take (ETOOMANYREFS, EOVERFLOW) and changes nothing; the requests
- * of the file that follow it (the rest of a write the block layer split,
- * the writes queued behind) then fail because they no longer start at the
- * write pointer. Those failures are the refusal's: they complete with its
+ * of the file that follow it (the rest of the write's pieces, the writes
+ * queued behind) then fail because they no longer start at the write
+ * pointer. Those failures are the refusal's: they complete with its
  * status, so that the caller gets the resource errno and no errors=
  * policy applies. The recovery, which runs before the file's next write
  * is issued, checks that the device's write pointer is between the size
@@ -667,11 +667,11 @@ static void zonefs_write_bio_end_io(struct bio *bio)
 }
 
 /*
- * Completion of the first block of a write to an empty zone, sent ahead
- * of the rest of its bio (zonefs_write_submit_io()), in any context: it
- * completes into that bio as a chained bio does.
+ * Completion of a piece of a write bio cut off by zonefs_write_submit_io(),
+ * in any context: it completes into the rest of the bio as a chained bio
+ * does, after its own status has been looked at.
  */
-static void zonefs_write_first_end_io(struct bio *bio)
+static void zonefs_write_piece_end_io(struct bio *bio)
 {
 	struct bio *parent = bio->bi_private;
 
@@ -683,41 +683,87 @@ static void zonefs_write_first_end_io(struct bio *bio)
 }
 
 /*
- * The block layer may cut a bio into several requests, and the status of
- * the bio is then that of its last failed request, which hides a refusal
- * of the first one. A write to an empty zone is the one that needs an
- * active slot, so on a device with open or active zone limits, its first
- * block goes as a bio of its own, which the block layer cannot cut: its
- * completion sees the device's own answer before the rest of the write
- * reaches the device (with mq-deadline, one write per zone at a time).
- * Without a scheduler, a write is sent one request at a time already.
+ * The sectors at the head of @bio that the block layer sends as one
+ * request, in whole blocks of @bsize bytes (0 if not even one): within the
+ * queue's largest request and segment count, each page counted as a
+ * segment of its own (the block layer may merge some, never split one
+ * that fits), and up to the first gap at the queue's virtual boundary.
+ */
+static unsigned int zonefs_bio_request_sectors(struct bio *bio,
+					       unsigned int bsize)
+{
+	struct request_queue *q = bdev_get_queue(bio->bi_bdev);
+	unsigned long boundary = queue_virt_boundary(q);
+	unsigned int max_bytes = queue_max_sectors(q) << SECTOR_SHIFT;
+	unsigned int max_seg = queue_max_segment_size(q);
+	unsigned int bytes = 0, segs = 0, prev_end = 0;
+	struct bvec_iter iter;
+	struct bio_vec bv;
+
+	bio_for_each_segment(bv, bio, iter) {
+		if (bytes && boundary &&
+		    ((prev_end & boundary) || (bv.bv_offset & boundary)))
+			break;
+		segs += DIV_ROUND_UP(bv.bv_len, max_seg);
+		if (segs > queue_max_segments(q))
+			break;
+		if (bytes + bv.bv_len >= max_bytes) {
+			bytes = max_bytes;
+			break;
+		}
+		bytes += bv.bv_len;
+		prev_end = bv.bv_offset + bv.bv_len;
+	}
+
+	return round_down(bytes, bsize) >> SECTOR_SHIFT;
+}
+
+/*
+ * A device out of open or active zones may refuse any request of a write:
+ * the first one if the zone is empty, or closed (a device at its open
+ * limit closes zones to open others, and may then refuse to open one
+ * again), and a later one if the device closed the zone between two
+ * requests. The block layer, which cuts a bio into requests, reports only
+ * the last failure of the bio, and that is the EIO of a request behind
+ * the refused one, not the refusal. On a device with zone limits, the
+ * write bio is therefore cut here into pieces that each go as one request,
+ * and each piece's completion sees the device's own answer; with
+ * mq-deadline, one write per zone is at the device at a time, so the
+ * refusal is recorded before the next piece is sent. Without a scheduler,
+ * a write is sent one request at a time already.
  */
 static void zonefs_write_submit_io(const struct iomap_iter *iter,
 				   struct bio *bio, loff_t file_offset)
 {
 	struct inode *inode = iter->inode;
 	struct zonefs_sb_info *sbi = ZONEFS_SB(inode->i_sb);
-	unsigned int first = inode->i_sb->s_blocksize >> SECTOR_SHIFT;
-	struct bio *split;
+	struct bio *piece;
+	unsigned int sectors;
 
 	container_of(bio, struct zonefs_dio_bio, bio)->inode = inode;
 	bio->bi_end_io = zonefs_write_bio_end_io;
 
-	if (file_offset == 0 && zonefs_inode_is_seq(inode) &&
-	    (sbi->s_max_active_seq_files || sbi->s_max_wro_seq_files) &&
-	    zonefs_bdev_has_elevator(inode->i_sb->s_bdev) &&
-	    bio_sectors(bio) > first) {
+	if (!zonefs_inode_is_seq(inode) ||
+	    !(sbi->s_max_active_seq_files || sbi->s_max_wro_seq_files) ||
+	    !zonefs_bdev_has_elevator(inode->i_sb->s_bdev))
+		goto submit;
+
+	for (;;) {
+		sectors = zonefs_bio_request_sectors(bio, inode->i_sb->s_blocksize);
+		if (!sectors || sectors >= bio_sectors(bio))
+			break;
 		bio_clear_polled(bio);
-		split = bio_split(bio, first, GFP_NOIO, &zonefs_dio_bio_set);
-		if (split) {
-			container_of(split, struct zonefs_dio_bio, bio)->inode = inode;
-			split->bi_private = bio;
-			split->bi_end_io = zonefs_write_first_end_io;
-			bio_inc_remaining(bio);
-			submit_bio(split);
-		}
+		piece = bio_split(bio, sectors, GFP_NOIO, &zonefs_dio_bio_set);
+		if (!piece)
+			break;
+		container_of(piece, struct zonefs_dio_bio, bio)->inode = inode;
+		piece->bi_private = bio;
+		piece->bi_end_io = zonefs_write_piece_end_io;
+		bio_inc_remaining(bio);
+		submit_bio(piece);
 	}
 
+submit:
 	submit_bio(bio);
 }
 

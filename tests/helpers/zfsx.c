@@ -6,6 +6,7 @@
  * SYNOPSIS
  *	zfsx --dir MNT [--seed N] [--ops N] [--files LIST] [--explicit-open]
  *	     [--procs N] [--seconds S] [--spec-buffers] [--no-queued-faults]
+ *	     [--block-reads]
  *	     [--rogue N [--errors MODE]] [--log N] [--verbose]
  *
  * DESCRIPTION
@@ -61,6 +62,10 @@
  *				alignment refuses (what the module does); for a
  *				sequential file that is always the rule
  *	-q, --no-queued-faults	no bad buffer inside a queue of writes
+ *	-a, --block-reads	direct reads into block-aligned buffers only:
+ *				null_blk marks a block written by its first
+ *				sector, and reads a buffer segment that starts
+ *				inside a block as zeros
  *	-r, --rogue N		with one process: N in 1000 operations are a
  *				device event, a rogue write to the raw device
  *				at a zone's write pointer, found by the file's
@@ -171,6 +176,7 @@ struct zfsx {
 	int seconds;
 	int spec_buffers;
 	int no_queued_faults;
+	int block_reads;
 	int nlog;
 	int verbose;
 	/* device facts */
@@ -918,6 +924,40 @@ static void zfsx_op_sysfs(void)
 			     act, lo, hi);
 }
 
+/*
+ * SPEC 5: a device with open and active zone limits may refuse a write or
+ * a FINISH for want of them (ETOOMANYREFS, EOVERFLOW), with no policy.
+ * A device at its open limit closes a zone to open another, and once all
+ * of its active zones are in use, it may refuse to open a zone again,
+ * even one it closed itself: so the model allows the refusal for any
+ * zone once as many zones as the active limit may be active. With
+ * several workers, the others' zones are not in this model: allowed on
+ * any device with both limits.
+ */
+static int zfsx_may_be_refused(void)
+{
+	int i, act = 0;
+
+	if (!zx.max_wro || !zx.max_active)
+		return 0;
+	if (!zx.global_checks)
+		return 1;
+	for (i = 0; i < zx.nfiles; i++) {
+		struct zfsx_file *f = &zx.files[i];
+
+		if (f->seq && f->size < f->cap && !f->zro && !f->offline &&
+		    (f->size > 0 || f->rogue || f->zopen))
+			act++;
+	}
+	return act >= (int)zx.max_active;
+}
+
+static void zfsx_allow_refusal(struct zfsx_errs *x)
+{
+	zfsx_allow(x, ETOOMANYREFS);
+	zfsx_allow(x, EOVERFLOW);
+}
+
 /* ---- writes ---- */
 
 struct zfsx_io {
@@ -1161,7 +1201,8 @@ static void zfsx_op_write(struct zfsx_file *f, int buffered)
 	struct zfsx_io io[ZFSX_MAX_DEPTH];
 	enum zfsx_how how = ZFSX_SYNC;
 	int depth = 1, direct = !buffered, append = 0, i, pick, fd, flags;
-	int uncertain = 0, bad = -1, faulty = 0;
+	int uncertain = 0, bad = -1, faulty = 0, refused = 0;
+	int refusable = f->seq && direct && zfsx_may_be_refused();
 	long long pos, total, wp = f->size, start_size = f->size, per;
 	uint32_t tag = (uint32_t)(zx.opno + 1) * 2654435761u | 1;
 	struct stat st;
@@ -1292,6 +1333,9 @@ static void zfsx_op_write(struct zfsx_file *f, int buffered)
 			zfsx_allow(&x, EFAULT);
 			zfsx_allow(&x, ECANCELED);
 		}
+		/* Queued behind a refusal: the refusal's errno (SPEC 5). */
+		if (refusable && (ok || uncertain))
+			zfsx_allow_refusal(&x);
 		snprintf(what, sizeof(what), "write %d/%d of %s", i + 1,
 			 depth, f->name);
 		r = io[i].res;
@@ -1302,6 +1346,8 @@ static void zfsx_op_write(struct zfsx_file *f, int buffered)
 		if (r < 0) {
 			if (ok && depth > 1 && f->seq)
 				uncertain = 1;
+			if (r == -ETOOMANYREFS || r == -EOVERFLOW)
+				refused = 1;
 			continue;
 		}
 		if (direct && (r % zx.bs))
@@ -1334,6 +1380,15 @@ static void zfsx_op_write(struct zfsx_file *f, int buffered)
 		if (fstat(fd, &st))
 			zfsx_diverge("fstat of %s: %s", f->name,
 				     zfsx_errname(errno));
+		/*
+		 * A refusal of a later request of a write (the device closed
+		 * the zone between two) keeps what landed before it: the size
+		 * is then the device's write pointer, within what was issued.
+		 */
+		if (refused && st.st_size > f->size && st.st_size <= total) {
+			zfsx_set_tags(f, f->size, st.st_size - f->size, 0);
+			f->size = st.st_size;
+		}
 		if (st.st_size != f->size)
 			zfsx_diverge("size of %s after the write: %lld, the model has %lld (it was %lld)",
 				     f->name, (long long)st.st_size, f->size,
@@ -1387,6 +1442,8 @@ static void zfsx_op_read(struct zfsx_file *f)
 		flags = f->fds[pick].flags;
 		direct = !!(flags & O_DIRECT);
 	}
+	if (zx.block_reads && direct)
+		kind = ZFSX_BUF_ALIGNED;
 	zfsx_note("read %s%s at %lld len %lld buf %s%s", f->name,
 		  direct ? " direct" : "", off, len, zfsx_buf_names[kind],
 		  pick >= 0 ? " (held fd)" : "");
@@ -1485,6 +1542,8 @@ static void zfsx_op_truncate(struct zfsx_file *f)
 			zfsx_allow(&x, EIO);
 	} else {
 		ok = 1;
+		if (size && size != f->size && zfsx_may_be_refused())
+			zfsx_allow_refusal(&x);
 	}
 	if (pick >= 0)
 		ret = ftruncate(f->fds[pick].fd, size);
@@ -2158,7 +2217,7 @@ static void zfsx_usage(FILE *out)
 	fprintf(out,
 		"usage: zfsx --dir MNT [--seed N] [--ops N] [--files LIST]\n"
 		"            [--explicit-open] [--procs N] [--seconds S]\n"
-		"            [--spec-buffers] [--no-queued-faults]\n"
+		"            [--spec-buffers] [--no-queued-faults] [--block-reads]\n"
 		"            [--rogue N [--errors MODE]] [--log N] [--verbose]\n"
 		"Runs random operations from the seed on the zonefs mounted on MNT\n"
 		"and checks each result against a model (SPEC sections 4-6).\n"
@@ -2174,6 +2233,8 @@ static void zfsx_usage(FILE *out)
 		"  -b, --spec-buffers     block-aligned buffers for direct writes to\n"
 		"                         conventional files too (sequential: always)\n"
 		"  -q, --no-queued-faults no bad buffer inside a queue of writes\n"
+		"  -a, --block-reads      direct reads into block-aligned buffers\n"
+		"                         only (null_blk misreads the others)\n"
 		"  -r, --rogue N          N in 1000 ops write the raw device at a\n"
 		"                         zone's write pointer (one process only)\n"
 		"  -E, --errors MODE      the mount's errors= mode (remount-ro)\n"
@@ -2208,6 +2269,7 @@ int main(int argc, char **argv)
 		{ "seconds", required_argument, NULL, 't' },
 		{ "spec-buffers", no_argument, NULL, 'b' },
 		{ "no-queued-faults", no_argument, NULL, 'q' },
+		{ "block-reads", no_argument, NULL, 'a' },
 		{ "log", required_argument, NULL, 'l' },
 		{ "rogue", required_argument, NULL, 'r' },
 		{ "errors", required_argument, NULL, 'E' },
@@ -2226,7 +2288,7 @@ int main(int argc, char **argv)
 	zx.worker = -1;
 	zx.argc = argc;
 	zx.argv = argv;
-	while ((c = getopt_long(argc, argv, "d:s:n:f:ep:t:bql:r:E:vh", opts,
+	while ((c = getopt_long(argc, argv, "d:s:n:f:ep:t:bqal:r:E:vh", opts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'd':
@@ -2255,6 +2317,9 @@ int main(int argc, char **argv)
 			break;
 		case 'q':
 			zx.no_queued_faults = 1;
+			break;
+		case 'a':
+			zx.block_reads = 1;
 			break;
 		case 'l':
 			zx.nlog = zfsx_num(optarg, "log");

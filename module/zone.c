@@ -9,6 +9,7 @@
 #include <linux/sched/mm.h>
 #include <linux/file.h>
 #include <linux/blkdev.h>
+#include <kunit/visibility.h>
 
 #include "zonefs.h"
 #include "trace.h"
@@ -313,41 +314,67 @@ static bool zonefs_error_is_device(struct inode *inode, enum zonefs_error err,
 	}
 }
 
+/**
+ * zonefs_policy_decide() - what an error does to a file (SPEC section 5)
+ * @mode:	the mount's errors= mode
+ * @cond:	the zone's condition in the device's report
+ * @zflags:	the zone's ZONEFS_ZONE_* flags
+ * @isize:	the file's size
+ * @dsize:	the data the device holds for the file (its write pointer)
+ * @p:		the decision
+ *
+ * The errors= policy of the mount, or the zone's own bad condition: the
+ * zone is taken away (offline or read-only) if it comes to that and was
+ * not already, and the file system becomes read-only under
+ * errors=remount-ro. A write pointer below the size always lowers the
+ * size. Above it, errors=repair takes the write pointer, remount-ro and
+ * zone-ro keep the size, so that nothing the file did not acknowledge is
+ * exposed, and an offline zone (or zone-offline) leaves nothing.
+ */
+VISIBLE_IF_KUNIT void zonefs_policy_decide(enum zonefs_errors mode, u8 cond,
+					   unsigned int zflags, loff_t isize,
+					   loff_t dsize, struct zonefs_policy *p)
+{
+	p->take_away = 0;
+	p->size = dsize;
+	p->remount_ro = mode == ZONEFS_ERRORS_RO;
+
+	if (cond == BLK_ZONE_COND_OFFLINE || mode == ZONEFS_ERRORS_ZONE_OFFLINE) {
+		if (!(zflags & ZONEFS_ZONE_OFFLINE))
+			p->take_away = ZONEFS_ZONE_OFFLINE;
+		p->size = 0;
+	} else if (cond == BLK_ZONE_COND_READONLY ||
+		   mode == ZONEFS_ERRORS_ZONE_RO) {
+		if (!(zflags & (ZONEFS_ZONE_OFFLINE | ZONEFS_ZONE_READONLY)))
+			p->take_away = ZONEFS_ZONE_READONLY;
+		p->size = min(dsize, isize);
+	} else if (mode != ZONEFS_ERRORS_REPAIR) {
+		p->size = min(dsize, isize);
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(zonefs_policy_decide);
+
 /*
- * The errors= policy of the mount, or the zone's own bad condition: take
- * the zone away (offline or read-only) if it comes to that, make the file
- * system read-only under errors=remount-ro, and return the size the file
- * keeps. A write pointer below the size always lowers the size. Above it,
- * errors=repair takes the write pointer, remount-ro and zone-ro keep the
- * size, so that nothing the file did not acknowledge is exposed, and an
- * offline zone (or zone-offline) leaves nothing.
+ * Apply the decision of zonefs_policy_decide() to @inode, whose zone the
+ * device reports with condition @cond and @dsize bytes of data, and
+ * return the size the file keeps.
  */
 static loff_t zonefs_apply_policy(struct inode *inode, u8 cond, loff_t dsize)
 {
 	struct super_block *sb = inode->i_sb;
 	struct zonefs_zone *z = zonefs_inode_zone(inode);
-	enum zonefs_errors mode = READ_ONCE(ZONEFS_SB(sb)->s_errors);
-	loff_t isize = i_size_read(inode);
+	struct zonefs_policy p;
 
-	if (cond == BLK_ZONE_COND_OFFLINE || mode == ZONEFS_ERRORS_ZONE_OFFLINE) {
-		if (!(z->z_flags & ZONEFS_ZONE_OFFLINE))
-			zonefs_zone_take_away(inode, ZONEFS_ZONE_OFFLINE, cond);
-		dsize = 0;
-	} else if (cond == BLK_ZONE_COND_READONLY ||
-		   mode == ZONEFS_ERRORS_ZONE_RO) {
-		if (!(z->z_flags & (ZONEFS_ZONE_OFFLINE | ZONEFS_ZONE_READONLY)))
-			zonefs_zone_take_away(inode, ZONEFS_ZONE_READONLY, cond);
-		dsize = min(dsize, isize);
-	} else if (mode != ZONEFS_ERRORS_REPAIR) {
-		dsize = min(dsize, isize);
-	}
-
-	if (mode == ZONEFS_ERRORS_RO && !sb_rdonly(sb)) {
+	zonefs_policy_decide(READ_ONCE(ZONEFS_SB(sb)->s_errors), cond,
+			     z->z_flags, i_size_read(inode), dsize, &p);
+	if (p.take_away)
+		zonefs_zone_take_away(inode, p.take_away, cond);
+	if (p.remount_ro && !sb_rdonly(sb)) {
 		zonefs_warn(sb, "remounting file system read-only\n");
 		sb->s_flags |= SB_RDONLY;
 	}
 
-	return dsize;
+	return p.size;
 }
 
 /**
@@ -606,8 +633,8 @@ void zonefs_recovery_exit(void)
 	destroy_workqueue(zonefs_recovery_wq);
 }
 
-static int zonefs_init_zone_cb(struct blk_zone *zone, unsigned int idx,
-			       void *data)
+VISIBLE_IF_KUNIT int zonefs_init_zone_cb(struct blk_zone *zone, unsigned int idx,
+				     void *data)
 {
 	struct super_block *sb = data;
 	struct zonefs_sb_info *sbi = ZONEFS_SB(sb);
@@ -691,6 +718,8 @@ static int zonefs_init_zone_cb(struct blk_zone *zone, unsigned int idx,
 	return 0;
 }
 
+EXPORT_SYMBOL_IF_KUNIT(zonefs_init_zone_cb);
+
 /*
  * Whether zone @zidx joins the file of zone @zidx - 1: with aggr_cnv,
  * contiguous conventional zones with the same condition make one file.
@@ -710,7 +739,8 @@ static bool zonefs_zone_joins_prev(struct zonefs_sb_info *sbi,
 	       zonefs_zone_cap(sbi, zidx - 1) == len;
 }
 
-static int zonefs_init_group(struct super_block *sb, enum zonefs_ztype ztype)
+VISIBLE_IF_KUNIT int zonefs_init_group(struct super_block *sb,
+				   enum zonefs_ztype ztype)
 {
 	struct zonefs_sb_info *sbi = ZONEFS_SB(sb);
 	struct zonefs_zone_group *g = &sbi->s_groups[ztype];
@@ -762,6 +792,8 @@ static int zonefs_init_group(struct super_block *sb, enum zonefs_ztype ztype)
 
 	return 0;
 }
+
+EXPORT_SYMBOL_IF_KUNIT(zonefs_init_group);
 
 /**
  * zonefs_init_zones() - read the zone report and build the file groups

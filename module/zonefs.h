@@ -403,6 +403,19 @@ enum zonefs_error {
 	ZONEFS_ERR_CHECK,
 };
 
+/**
+ * struct zonefs_policy - what an error does to a file (zonefs_policy_decide())
+ * @size:	the size the file keeps (bytes)
+ * @take_away:	0, or ZONEFS_ZONE_OFFLINE or ZONEFS_ZONE_READONLY: what the
+ *		zone becomes
+ * @remount_ro:	the file system becomes read-only
+ */
+struct zonefs_policy {
+	loff_t	size;
+	u8	take_away;
+	bool	remount_ro;
+};
+
 int zonefs_init_zones(struct super_block *sb);
 void zonefs_free_zones(struct zonefs_sb_info *sbi);
 void zonefs_close_open_zones(struct super_block *sb);
@@ -425,5 +438,14 @@ int zonefs_sysfs_register(struct super_block *sb);
 void zonefs_sysfs_unregister(struct super_block *sb);
 int zonefs_sysfs_init(void);
 void zonefs_sysfs_exit(void);
+
+/* zone.c, visible to the KUnit suite (zonefs_test.c) only. */
+#if IS_ENABLED(CONFIG_KUNIT)
+int zonefs_init_zone_cb(struct blk_zone *zone, unsigned int idx, void *data);
+int zonefs_init_group(struct super_block *sb, enum zonefs_ztype ztype);
+void zonefs_policy_decide(enum zonefs_errors mode, u8 cond,
+			  unsigned int zflags, loff_t isize, loff_t dsize,
+			  struct zonefs_policy *p);
+#endif
 
 #endif /* _ZONEFS_H */

@@ -174,6 +174,8 @@ tb_install_module() {
 	dst=$kdir/updates
 	mkdir -p "$dst"
 	cp "$ko" "$dst/zonefs.ko"
+	# The KUnit suite, built beside it against a kernel with KUnit.
+	[ ! -f "${ko%/*}/zonefs_test.ko" ] || cp "${ko%/*}/zonefs_test.ko" "$dst/"
 	cp "$TB_TOP/images/out/depmod-$(uname -r)"/modules.* "$kdir/"
 	[ "$(modinfo -n zonefs)" = "$dst/zonefs.ko" ] || tb_fail "modprobe would not pick our zonefs.ko"
 }

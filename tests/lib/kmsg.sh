@@ -11,8 +11,9 @@
 KMSG_SPLAT='BUG:|(^|] )WARNING:|Oops|general protection|kernel BUG at|KASAN|KFENCE|UBSAN|possible circular locking|possible recursive locking|inconsistent lock state|sleeping function called from invalid context|INFO: task .* blocked|list_(add|del) corruption|Call Trace'
 
 # Taint bits that are no fault: O (4096, out-of-tree) and E (8192,
-# unsigned), which our zonefs.ko sets by being loaded.
-KMSG_TAINT_OK=$((4096 | 8192))
+# unsigned), which our zonefs.ko sets by being loaded, and N (262144), which
+# KUnit sets when a suite runs (zonefs_test.ko on the debug kernel).
+KMSG_TAINT_OK=$((4096 | 8192 | 262144))
 
 # kmsg_splats: the lines of stdin that report a kernel bug (at most 5).
 kmsg_splats() {

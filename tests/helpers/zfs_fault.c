@@ -8,6 +8,7 @@
  *	zfs_fault read  FILE OFF LEN HOW BUF
  *	zfs_fault fsize FILE OFF LEN LIMIT
  *	zfs_fault readwrite FILE ROFF RLEN WLEN BUF
+ *	zfs_fault truncnth FILE SIZE N
  *
  * HOW is how the I/O is issued: "sync" (pwrite/pread), "libaio" (the raw
  * aio system calls) or "uring" (liburing). BUF is the user buffer:
@@ -31,6 +32,12 @@
  * kind BUF at the end of the file, then reaps the read; it prints "R <read
  * result> W <write result>", so that a read failing at the device while a
  * write holds the file can be seen.
+ *
+ * "truncnth" makes the Nth fault-injectable call (a slab allocation, with
+ * failslab) of this task fail, through /proc/thread-self/fail-nth (a kernel
+ * with CONFIG_FAULT_INJECTION), then calls truncate(FILE, SIZE): it prints
+ * the result and "injected" if the fault was injected, "clean" if the call
+ * made fewer than N such calls.
  *
  * "fsize" sets RLIMIT_FSIZE to LIMIT bytes, blocks SIGXFSZ and writes:
  * it prints the result and "SIGXFSZ" when that signal became pending.
@@ -72,7 +79,7 @@ static int zfs_fault_err(int err)
 
 static int zfs_fault_usage(void)
 {
-	fprintf(stderr, "usage: zfs_fault write|queue|read|fsize|readwrite FILE ...\n");
+	fprintf(stderr, "usage: zfs_fault write|queue|read|fsize|readwrite|truncnth FILE ...\n");
 	return 2;
 }
 
@@ -385,6 +392,39 @@ static int zfs_fault_fsize(const char *file, long long off, size_t len,
 	return 0;
 }
 
+/* truncate(@path, @size) with the @nth fault-injectable call failing. */
+static int zfs_fault_truncnth(const char *path, long long size, long long nth)
+{
+	char buf[32];
+	ssize_t n;
+	int fd, ret, err;
+
+	fd = open("/proc/thread-self/fail-nth", O_RDWR);
+	if (fd < 0) {
+		printf("ERR fail-nth: %s\n", zfs_fault_errname(errno));
+		return 1;
+	}
+	n = snprintf(buf, sizeof(buf), "%lld", nth);
+	if (write(fd, buf, n) != n) {
+		printf("ERR fail-nth write: %s\n", zfs_fault_errname(errno));
+		return 1;
+	}
+	ret = truncate(path, size);
+	err = errno;
+	/* Read back: 0 once the fault was injected; then disarm it. */
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	buf[n > 0 ? n : 0] = 0;
+	if (write(fd, "0", 1) != 1)
+		return 1;
+	close(fd);
+	if (ret)
+		printf("ERR %s", zfs_fault_errname(err));
+	else
+		printf("OK 0");
+	printf(" %s\n", atoi(buf) == 0 ? "injected" : "clean");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int append;
@@ -414,6 +454,10 @@ int main(int argc, char **argv)
 		return zfs_fault_readwrite(argv[2], zfs_fault_num(argv[3]),
 					   zfs_fault_num(argv[4]),
 					   zfs_fault_num(argv[5]), argv[6]);
+
+	if (!strcmp(argv[1], "truncnth") && argc == 5)
+		return zfs_fault_truncnth(argv[2], zfs_fault_num(argv[3]),
+					  zfs_fault_num(argv[4]));
 
 	return zfs_fault_usage();
 }

@@ -276,38 +276,29 @@ static bool zonefs_zone_went_bad(struct inode *inode, struct blk_zone *zone)
 }
 
 /*
- * Whether an error of kind @err, with the zone still good and the device
- * holding @dsize bytes of the file's zone, is the device failing, so that
- * the errors= policy applies. The other cases are settled here:
+ * Whether an error of kind @err, with the zone still good, is the device
+ * failing, so that the errors= policy applies. The file has @isize bytes
+ * and has issued writes up to @issued; the device holds @dsize bytes of
+ * the file's zone. The other cases change nothing, or only the size:
  *
  * - ZONEFS_ERR_CHECK: nothing failed, the report was only looked at;
  * - ZONEFS_ERR_READ: a read failed, which changes nothing while the
  *   device's data size is the file's size;
  * - ZONEFS_ERR_LOCAL: a write failed that the device did not (a user
  *   fault, a resource refusal) after part of it was sent: data between the
- *   size and the write pointer as issued is this file's own, and is kept.
+ *   size and the write pointer as issued is this file's own, and is kept
+ *   (zonefs_handle_error()).
  */
-static bool zonefs_error_is_device(struct inode *inode, enum zonefs_error err,
-				   loff_t dsize)
+static bool zonefs_error_is_device(enum zonefs_error err, bool seq,
+				   loff_t isize, loff_t issued, loff_t dsize)
 {
-	struct zonefs_inode_info *zi = ZONEFS_I(inode);
-	bool seq = zonefs_inode_is_seq(inode);
-	loff_t isize = i_size_read(inode);
-
 	switch (err) {
 	case ZONEFS_ERR_CHECK:
 		return false;
 	case ZONEFS_ERR_READ:
 		return seq && dsize != isize;
 	case ZONEFS_ERR_LOCAL:
-		if (!seq)
-			return false;
-		if (dsize >= isize && dsize <= zi->i_wpoffset) {
-			zonefs_zone_set_wpoff(inode, dsize);
-			zi->i_wpoffset = dsize;
-			return false;
-		}
-		return true;
+		return seq && (dsize < isize || dsize > issued);
 	case ZONEFS_ERR_DEVICE:
 	default:
 		return true;
@@ -355,18 +346,19 @@ VISIBLE_IF_KUNIT void zonefs_policy_decide(enum zonefs_errors mode, u8 cond,
 EXPORT_SYMBOL_IF_KUNIT(zonefs_policy_decide);
 
 /*
- * Apply the decision of zonefs_policy_decide() to @inode, whose zone the
- * device reports with condition @cond and @dsize bytes of data, and
- * return the size the file keeps.
+ * Apply the decision of zonefs_policy_decide() to @inode, of @isize bytes,
+ * whose zone the device reports with condition @cond and @dsize bytes of
+ * data, and return the size the file keeps.
  */
-static loff_t zonefs_apply_policy(struct inode *inode, u8 cond, loff_t dsize)
+static loff_t zonefs_apply_policy(struct inode *inode, u8 cond, loff_t isize,
+				  loff_t dsize)
 {
 	struct super_block *sb = inode->i_sb;
 	struct zonefs_zone *z = zonefs_inode_zone(inode);
 	struct zonefs_policy p;
 
 	zonefs_policy_decide(READ_ONCE(ZONEFS_SB(sb)->s_errors), cond,
-			     z->z_flags, i_size_read(inode), dsize, &p);
+			     z->z_flags, isize, dsize, &p);
 	if (p.take_away)
 		zonefs_zone_take_away(inode, p.take_away, cond);
 	if (p.remount_ro && !sb_rdonly(sb)) {
@@ -396,6 +388,7 @@ void zonefs_handle_error(struct inode *inode, enum zonefs_error err)
 {
 	struct zonefs_inode_info *zi = ZONEFS_I(inode);
 	struct zonefs_zone *z = zonefs_inode_zone(inode);
+	bool seq = zonefs_zone_is_seq(z);
 	struct blk_zone zone;
 	loff_t isize, dsize;
 
@@ -408,18 +401,24 @@ void zonefs_handle_error(struct inode *inode, enum zonefs_error err)
 	isize = i_size_read(inode);
 	dsize = zonefs_report_data_size(inode, &zone);
 	if (!zonefs_zone_went_bad(inode, &zone) &&
-	    !zonefs_error_is_device(inode, err, dsize))
+	    !zonefs_error_is_device(err, seq, isize, zi->i_wpoffset, dsize)) {
+		/* What a write sent before it failed locally is its own. */
+		if (err == ZONEFS_ERR_LOCAL && seq) {
+			zonefs_zone_set_wpoff(inode, dsize);
+			zi->i_wpoffset = dsize;
+		}
 		return;
+	}
 
-	if (zonefs_zone_is_seq(z) && dsize != isize)
+	if (seq && dsize != isize)
 		zonefs_warn_ratelimited(inode->i_sb, "zone %u: size %lld, device write pointer %lld\n",
 					zi->i_zidx, isize, dsize);
 
 	/* Before a take-away, which may close or finish the zone. */
 	z->z_cond = zone.cond;
-	dsize = zonefs_apply_policy(inode, zone.cond, dsize);
+	dsize = zonefs_apply_policy(inode, zone.cond, isize, dsize);
 
-	if (zonefs_zone_is_seq(z)) {
+	if (seq) {
 		zonefs_zone_set_wpoff(inode, dsize);
 		zi->i_wpoffset = dsize;
 	} else {

@@ -12,6 +12,7 @@
  */
 #include <linux/fs.h>
 #include <linux/iomap.h>
+#include <linux/io.h>
 #include <linux/uio.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
@@ -685,36 +686,49 @@ static void zonefs_write_piece_end_io(struct bio *bio)
 /*
  * The sectors at the head of @bio that the block layer sends as one
  * request, in whole blocks of @bsize bytes (0 if not even one): within the
- * queue's largest request and segment count, each page counted as a
- * segment of its own (the block layer may merge some, never split one
- * that fits), and up to the first gap at the queue's virtual boundary.
+ * queue's largest request and segment count, the segments counted as the
+ * block layer cuts them (at the largest segment size and at the segment
+ * boundary, a bvec of physically contiguous pages at a time), and up to
+ * the first gap at the queue's virtual boundary.
  */
 static unsigned int zonefs_bio_request_sectors(struct bio *bio,
 					       unsigned int bsize)
 {
 	struct request_queue *q = bdev_get_queue(bio->bi_bdev);
 	unsigned long boundary = queue_virt_boundary(q);
+	unsigned long seg_mask = queue_segment_boundary(q);
 	unsigned int max_bytes = queue_max_sectors(q) << SECTOR_SHIFT;
-	unsigned int max_seg = queue_max_segment_size(q);
+	unsigned int max_segs = queue_max_segments(q);
 	unsigned int bytes = 0, segs = 0, prev_end = 0;
 	struct bvec_iter iter;
 	struct bio_vec bv;
 
-	bio_for_each_segment(bv, bio, iter) {
+	bio_for_each_bvec(bv, bio, iter) {
+		phys_addr_t addr = page_to_phys(bv.bv_page) + bv.bv_offset;
+		unsigned int left = bv.bv_len;
+
 		if (bytes && boundary &&
 		    ((prev_end & boundary) || (bv.bv_offset & boundary)))
 			break;
-		segs += DIV_ROUND_UP(bv.bv_len, max_seg);
-		if (segs > queue_max_segments(q))
-			break;
-		if (bytes + bv.bv_len >= max_bytes) {
-			bytes = max_bytes;
-			break;
+		while (left) {
+			unsigned long to_boundary = seg_mask - (addr & seg_mask) + 1;
+			unsigned int seg = min(left, queue_max_segment_size(q));
+
+			if (to_boundary && to_boundary < seg)
+				seg = to_boundary;
+			if (segs == max_segs || bytes + seg >= max_bytes) {
+				if (segs < max_segs)
+					bytes = max_bytes;
+				goto out;
+			}
+			segs++;
+			bytes += seg;
+			addr += seg;
+			left -= seg;
 		}
-		bytes += bv.bv_len;
 		prev_end = bv.bv_offset + bv.bv_len;
 	}
-
+out:
 	return round_down(bytes, bsize) >> SECTOR_SHIFT;
 }
 

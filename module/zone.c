@@ -716,7 +716,6 @@ VISIBLE_IF_KUNIT int zonefs_init_zone_cb(struct blk_zone *zone, unsigned int idx
 
 	return 0;
 }
-
 EXPORT_SYMBOL_IF_KUNIT(zonefs_init_zone_cb);
 
 /*
@@ -791,7 +790,6 @@ VISIBLE_IF_KUNIT int zonefs_init_group(struct super_block *sb,
 
 	return 0;
 }
-
 EXPORT_SYMBOL_IF_KUNIT(zonefs_init_group);
 
 /**

@@ -168,6 +168,10 @@ if [ -f "$dir/ok" ]; then
 	tb_log "debug kernel $(cat "$dir/kver") is cached: $dir"
 else
 	steps >&2
+	# steps' EXIT trap stops its progress line if the build is cut short;
+	# the progress line is gone now, and a failing kill in that trap would
+	# make this script (set -e) exit 1 after a good build.
+	trap - EXIT
 fi
 [ "$dir" = "$link" ] || ln -sfn "$dir" "$link"
 ln -sfn "$key" "$IMAGES_OUT/kernel/debug"

@@ -173,8 +173,9 @@ static int zonefs_file_truncate(struct inode *inode, loff_t isize)
 	else
 		return -EPERM;
 
+	/* After the writes in flight: one of them may fail. */
 	inode_dio_wait(inode);
-	zonefs_recover_pending(inode);
+	zonefs_recover(inode, ZONEFS_ERR_NONE);
 	filemap_invalidate_lock(inode->i_mapping);
 	mutex_lock(&zi->i_truncate_mutex);
 
@@ -193,7 +194,7 @@ static int zonefs_file_truncate(struct inode *inode, loff_t isize)
 	 * errors= policy applies if the zone went bad. A zone the device
 	 * finished by itself is no error: the truncation goes on.
 	 */
-	zonefs_handle_error(inode, ZONEFS_ERR_CHECK);
+	zonefs_zone_resync(inode, ZONEFS_ERR_NONE);
 	ret = zonefs_truncate_check(inode);
 	if (ret)
 		goto unlock;
@@ -206,7 +207,7 @@ static int zonefs_file_truncate(struct inode *inode, loff_t isize)
 	ret = zonefs_zone_mgmt(inode, op);
 	if (ret) {
 		if (!zonefs_error_is_resource(ret))
-			zonefs_handle_error(inode, ZONEFS_ERR_DEVICE);
+			zonefs_zone_resync(inode, ZONEFS_ERR_DEVICE);
 		goto unlock;
 	}
 
@@ -455,7 +456,7 @@ static int zonefs_read_dio_end_io(struct kiocb *iocb, ssize_t size,
 {
 	/* A non-blocking read leaves the recovery to the work queue. */
 	if (error && !zonefs_error_is_local(error))
-		zonefs_note_error(file_inode(iocb->ki_filp), ZONEFS_ERR_READ,
+		zonefs_note_error(file_inode(iocb->ki_filp), ZONEFS_ERR_NO_WRITE,
 				  is_sync_kiocb(iocb) &&
 				  !(iocb->ki_flags & IOCB_NOWAIT));
 
@@ -497,8 +498,11 @@ inode_unlock:
 
 	/* A synchronous read that failed recovers now, unless it must not wait. */
 	if (ret != -EIOCBQUEUED && !(iocb->ki_flags & IOCB_NOWAIT) &&
-	    test_bit(ZONEFS_RECOVERY_PENDING, &ZONEFS_I(inode)->i_recovery))
-		zonefs_io_error(inode, ZONEFS_ERR_CHECK);
+	    test_bit(ZONEFS_RECOVERY_PENDING, &ZONEFS_I(inode)->i_recovery)) {
+		inode_lock(inode);
+		zonefs_recover(inode, ZONEFS_ERR_NONE);
+		inode_unlock(inode);
+	}
 
 	return ret;
 }
@@ -519,10 +523,13 @@ static ssize_t zonefs_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
 
 	ret = generic_file_read_iter(iocb, to);
 	/* A zone that fails a read may have gone bad: look, or have it looked at. */
-	if (ret == -EIO && (iocb->ki_flags & IOCB_NOWAIT))
-		zonefs_note_error(inode, ZONEFS_ERR_READ, false);
-	else if (ret == -EIO)
-		zonefs_io_error(inode, ZONEFS_ERR_READ);
+	if (ret == -EIO && (iocb->ki_flags & IOCB_NOWAIT)) {
+		zonefs_note_error(inode, ZONEFS_ERR_NO_WRITE, false);
+	} else if (ret == -EIO) {
+		inode_lock(inode);
+		zonefs_recover(inode, ZONEFS_ERR_NO_WRITE);
+		inode_unlock(inode);
+	}
 
 	return ret;
 }
@@ -930,7 +937,7 @@ static ssize_t zonefs_file_dio_write(struct kiocb *iocb, struct iov_iter *from)
 			ret = -EAGAIN;
 			goto inode_unlock;
 		}
-		zonefs_recover(inode, ZONEFS_ERR_CHECK);
+		zonefs_recover(inode, ZONEFS_ERR_NONE);
 	}
 
 	ret = zonefs_write_checks(iocb, from);
@@ -974,7 +981,7 @@ static ssize_t zonefs_file_dio_write(struct kiocb *iocb, struct iov_iter *from)
 		 * This write, or an I/O in flight before it, failed: the
 		 * recovery also gives back what this write reserved.
 		 */
-		zonefs_recover(inode, ZONEFS_ERR_CHECK);
+		zonefs_recover(inode, ZONEFS_ERR_NONE);
 	} else if (seq && ret < (ssize_t)count) {
 		/*
 		 * Nothing, or less than reserved, was written and nothing

@@ -199,7 +199,7 @@ static int zonefs_report_zone(struct inode *inode, struct blk_zone *zone)
  * both slots (the next mount sees it full). Without an active limit (ZBC),
  * or on a read-only mount, which sends no FINISH, an open zone is closed.
  *
- * Context: as zonefs_handle_error(); i_mode changes under inode->i_rwsem.
+ * Context: as zonefs_zone_resync(); i_mode changes under inode->i_rwsem.
  */
 static void zonefs_zone_take_away(struct inode *inode, u8 flag, u8 dev_cond)
 {
@@ -281,21 +281,21 @@ static bool zonefs_zone_went_bad(struct inode *inode, struct blk_zone *zone)
  * and has issued writes up to @issued; the device holds @dsize bytes of
  * the file's zone. The other cases change nothing, or only the size:
  *
- * - ZONEFS_ERR_CHECK: nothing failed, the report was only looked at;
- * - ZONEFS_ERR_READ: a read failed, which changes nothing while the
- *   device's data size is the file's size;
+ * - ZONEFS_ERR_NONE: nothing failed, the report was only looked at;
+ * - ZONEFS_ERR_NO_WRITE: a read or a zone close failed, which changes
+ *   nothing while the device's data size is the file's size;
  * - ZONEFS_ERR_LOCAL: a write failed that the device did not (a user
  *   fault, a resource refusal) after part of it was sent: data between the
  *   size and the write pointer as issued is this file's own, and is kept
- *   (zonefs_handle_error()).
+ *   (zonefs_zone_resync()).
  */
 static bool zonefs_error_is_device(enum zonefs_error err, bool seq,
 				   loff_t isize, loff_t issued, loff_t dsize)
 {
 	switch (err) {
-	case ZONEFS_ERR_CHECK:
+	case ZONEFS_ERR_NONE:
 		return false;
-	case ZONEFS_ERR_READ:
+	case ZONEFS_ERR_NO_WRITE:
 		return seq && dsize != isize;
 	case ZONEFS_ERR_LOCAL:
 		return seq && (dsize < isize || dsize > issued);
@@ -347,20 +347,26 @@ EXPORT_SYMBOL_IF_KUNIT(zonefs_policy_decide);
 
 /*
  * Apply the decision of zonefs_policy_decide() to @inode, of @isize bytes,
- * whose zone the device reports with condition @cond and @dsize bytes of
- * data, and return the size the file keeps.
+ * whose zone the device reports as @zone with @dsize bytes of data, and
+ * return the size the file keeps.
  */
-static loff_t zonefs_apply_policy(struct inode *inode, u8 cond, loff_t isize,
-				  loff_t dsize)
+static loff_t zonefs_apply_policy(struct inode *inode, struct blk_zone *zone,
+				  loff_t isize, loff_t dsize)
 {
 	struct super_block *sb = inode->i_sb;
 	struct zonefs_zone *z = zonefs_inode_zone(inode);
 	struct zonefs_policy p;
 
-	zonefs_policy_decide(READ_ONCE(ZONEFS_SB(sb)->s_errors), cond,
+	if (zonefs_zone_is_seq(z) && dsize != isize)
+		zonefs_warn_ratelimited(sb, "zone %u: size %lld, device write pointer %lld\n",
+					ZONEFS_I(inode)->i_zidx, isize, dsize);
+
+	zonefs_policy_decide(READ_ONCE(ZONEFS_SB(sb)->s_errors), zone->cond,
 			     z->z_flags, isize, dsize, &p);
+	/* Before a take-away, which may close or finish the zone. */
+	z->z_cond = zone->cond;
 	if (p.take_away)
-		zonefs_zone_take_away(inode, p.take_away, cond);
+		zonefs_zone_take_away(inode, p.take_away, zone->cond);
 	if (p.remount_ro && !sb_rdonly(sb)) {
 		zonefs_warn(sb, "remounting file system read-only\n");
 		sb->s_flags |= SB_RDONLY;
@@ -369,8 +375,22 @@ static loff_t zonefs_apply_policy(struct inode *inode, u8 cond, loff_t isize,
 	return p.size;
 }
 
+/*
+ * Give @inode the size @size: a sequential file's write pointer, as the
+ * zone record and as issued, follows it.
+ */
+static void zonefs_file_take_size(struct inode *inode, loff_t size)
+{
+	if (zonefs_inode_is_seq(inode)) {
+		zonefs_zone_set_wpoff(inode, size);
+		ZONEFS_I(inode)->i_wpoffset = size;
+	} else {
+		i_size_write(inode, size);
+	}
+}
+
 /**
- * zonefs_handle_error() - bring a file back in line with its zone
+ * zonefs_zone_resync() - bring a file back in line with its zone
  * @inode:	the file's inode
  * @err:	what went wrong (enum zonefs_error)
  *
@@ -378,17 +398,17 @@ static loff_t zonefs_apply_policy(struct inode *inode, u8 cond, loff_t isize,
  * is the device failing (zonefs_error_is_device()), the errors= policy
  * applies (zonefs_apply_policy()) and the file takes the size it leaves:
  * a sequential file its write pointer too, a conventional file keeps its
- * size unless it went offline.
+ * size unless it went offline. After a local failure, a sequential file
+ * takes what its own writes put in the zone.
  *
  * Context: process context, inode->i_rwsem held exclusive (a take-away
  * changes i_mode, as chmod does under that lock) and the file's
  * i_truncate_mutex held, no write in flight on the file.
  */
-void zonefs_handle_error(struct inode *inode, enum zonefs_error err)
+void zonefs_zone_resync(struct inode *inode, enum zonefs_error err)
 {
 	struct zonefs_inode_info *zi = ZONEFS_I(inode);
-	struct zonefs_zone *z = zonefs_inode_zone(inode);
-	bool seq = zonefs_zone_is_seq(z);
+	bool seq = zonefs_inode_is_seq(inode);
 	struct blk_zone zone;
 	loff_t isize, dsize;
 
@@ -400,30 +420,14 @@ void zonefs_handle_error(struct inode *inode, enum zonefs_error err)
 
 	isize = i_size_read(inode);
 	dsize = zonefs_report_data_size(inode, &zone);
-	if (!zonefs_zone_went_bad(inode, &zone) &&
-	    !zonefs_error_is_device(err, seq, isize, zi->i_wpoffset, dsize)) {
-		/* What a write sent before it failed locally is its own. */
-		if (err == ZONEFS_ERR_LOCAL && seq) {
-			zonefs_zone_set_wpoff(inode, dsize);
-			zi->i_wpoffset = dsize;
-		}
+	if (zonefs_zone_went_bad(inode, &zone) ||
+	    zonefs_error_is_device(err, seq, isize, zi->i_wpoffset, dsize))
+		dsize = zonefs_apply_policy(inode, &zone, isize, dsize);
+	else if (err != ZONEFS_ERR_LOCAL || !seq)
 		return;
-	}
+	/* Else what a write sent before it failed locally is its own. */
 
-	if (seq && dsize != isize)
-		zonefs_warn_ratelimited(inode->i_sb, "zone %u: size %lld, device write pointer %lld\n",
-					zi->i_zidx, isize, dsize);
-
-	/* Before a take-away, which may close or finish the zone. */
-	z->z_cond = zone.cond;
-	dsize = zonefs_apply_policy(inode, zone.cond, isize, dsize);
-
-	if (seq) {
-		zonefs_zone_set_wpoff(inode, dsize);
-		zi->i_wpoffset = dsize;
-	} else {
-		i_size_write(inode, dsize);
-	}
+	zonefs_file_take_size(inode, dsize);
 }
 
 /**
@@ -443,7 +447,7 @@ void zonefs_handle_error(struct inode *inode, enum zonefs_error err)
  * read-only file system.
  *
  * Context: inode->i_rwsem held exclusive and the file's i_truncate_mutex
- * held (zonefs_handle_error()).
+ * held (zonefs_zone_resync()).
  * Return: false if the zone is still held open.
  */
 bool zonefs_zone_close_explicit(struct inode *inode)
@@ -453,7 +457,7 @@ bool zonefs_zone_close_explicit(struct inode *inode)
 	struct blk_zone zone;
 
 	if (zonefs_zone_mgmt(inode, REQ_OP_ZONE_CLOSE)) {
-		zonefs_handle_error(inode, ZONEFS_ERR_READ);
+		zonefs_zone_resync(inode, ZONEFS_ERR_NO_WRITE);
 		if (!(z->z_flags & ZONEFS_ZONE_OPEN))
 			return true;
 		if (!sb_rdonly(sb)) {
@@ -475,7 +479,7 @@ bool zonefs_zone_close_explicit(struct inode *inode)
 			z->z_cond = BLK_ZONE_COND_EMPTY;
 	} else if (zone.cond != BLK_ZONE_COND_EMPTY) {
 		/* Data or a condition that the file does not know of. */
-		zonefs_handle_error(inode, ZONEFS_ERR_READ);
+		zonefs_zone_resync(inode, ZONEFS_ERR_NO_WRITE);
 	}
 
 	return true;
@@ -487,7 +491,7 @@ static struct workqueue_struct *zonefs_recovery_wq;
  * zonefs_note_error() - record that an I/O failed
  * @inode:	the file of the failed I/O
  * @err:	ZONEFS_ERR_DEVICE (a write or flush the device failed),
- *		ZONEFS_ERR_READ (a read the device failed) or ZONEFS_ERR_LOCAL
+ *		ZONEFS_ERR_NO_WRITE (a read the device failed) or ZONEFS_ERR_LOCAL
  *		(a write that failed after part of it was sent)
  * @issuer:	the caller's issuer recovers when the I/O returns (a
  *		synchronous direct I/O, with inode->i_rwsem held); else the
@@ -509,8 +513,8 @@ void zonefs_note_error(struct inode *inode, enum zonefs_error err, bool issuer)
 	case ZONEFS_ERR_DEVICE:
 		set_bit(ZONEFS_RECOVERY_DEVICE, &zi->i_recovery);
 		break;
-	case ZONEFS_ERR_READ:
-		set_bit(ZONEFS_RECOVERY_READ, &zi->i_recovery);
+	case ZONEFS_ERR_NO_WRITE:
+		set_bit(ZONEFS_RECOVERY_NO_WRITE, &zi->i_recovery);
 		break;
 	default:
 		set_bit(ZONEFS_RECOVERY_LOCAL, &zi->i_recovery);
@@ -527,13 +531,16 @@ void zonefs_note_error(struct inode *inode, enum zonefs_error err, bool issuer)
 /**
  * zonefs_recover() - bring a file back in line with its zone after errors
  * @inode:	the file's inode
- * @err:	the error seen by the caller (ZONEFS_ERR_CHECK: none); the
- *		errors recorded by zonefs_note_error() since the last recovery
- *		are folded in, the device's first
+ * @err:	the error seen by the caller, or ZONEFS_ERR_NONE; the errors
+ *		recorded by zonefs_note_error() since the last recovery are
+ *		folded in, the device's first
  *
- * Every recovery of a sequential file ends with its issued write pointer
- * at its size: with no I/O in flight, a reservation that a failed write
- * left is given back, whoever failed.
+ * The one recovery of every path: synchronous I/O and truncation call it,
+ * the work queue runs it for what completed asynchronously. With
+ * ZONEFS_ERR_NONE and nothing recorded, there is nothing to do. Every
+ * recovery of a sequential file ends with its issued write pointer at its
+ * size: with no I/O in flight, a reservation that a failed write left is
+ * given back, whoever failed.
  *
  * Context: process context, inode->i_rwsem held exclusive, so that no new
  * I/O starts; the I/O in flight is waited for here.
@@ -542,38 +549,29 @@ void zonefs_recover(struct inode *inode, enum zonefs_error err)
 {
 	struct zonefs_inode_info *zi = ZONEFS_I(inode);
 	unsigned long *bits = &zi->i_recovery;
-	bool device, local, read;
+	bool device, local, no_write;
+
+	if (err == ZONEFS_ERR_NONE && !test_bit(ZONEFS_RECOVERY_PENDING, bits))
+		return;
 
 	inode_dio_wait(inode);
 	clear_bit(ZONEFS_RECOVERY_PENDING, bits);
 	device = test_and_clear_bit(ZONEFS_RECOVERY_DEVICE, bits);
 	local = test_and_clear_bit(ZONEFS_RECOVERY_LOCAL, bits);
-	read = test_and_clear_bit(ZONEFS_RECOVERY_READ, bits);
+	no_write = test_and_clear_bit(ZONEFS_RECOVERY_NO_WRITE, bits);
 	clear_bit(ZONEFS_RECOVERY_REFUSED, bits);
 	if (device)
 		err = ZONEFS_ERR_DEVICE;
 	else if (local && err != ZONEFS_ERR_DEVICE)
 		err = ZONEFS_ERR_LOCAL;
-	else if (read && err == ZONEFS_ERR_CHECK)
-		err = ZONEFS_ERR_READ;
+	else if (no_write && err == ZONEFS_ERR_NONE)
+		err = ZONEFS_ERR_NO_WRITE;
 
 	mutex_lock(&zi->i_truncate_mutex);
-	zonefs_handle_error(inode, err);
+	zonefs_zone_resync(inode, err);
 	if (zonefs_inode_is_seq(inode))
 		zi->i_wpoffset = i_size_read(inode);
 	mutex_unlock(&zi->i_truncate_mutex);
-}
-
-/**
- * zonefs_recover_pending() - run the recovery zonefs_note_error() recorded
- * @inode:	the file's inode
- *
- * Context: process context, inode->i_rwsem held exclusive.
- */
-void zonefs_recover_pending(struct inode *inode)
-{
-	if (test_bit(ZONEFS_RECOVERY_PENDING, &ZONEFS_I(inode)->i_recovery))
-		zonefs_recover(inode, ZONEFS_ERR_CHECK);
 }
 
 /**
@@ -589,7 +587,7 @@ void zonefs_recovery_work(struct work_struct *work)
 	clear_bit_unlock(ZONEFS_RECOVERY_QUEUED, &zi->i_recovery);
 
 	inode_lock(inode);
-	zonefs_recover_pending(inode);
+	zonefs_recover(inode, ZONEFS_ERR_NONE);
 	inode_unlock(inode);
 	iput(inode);
 }
@@ -603,21 +601,6 @@ void zonefs_recovery_work(struct work_struct *work)
 void zonefs_recovery_flush(void)
 {
 	flush_workqueue(zonefs_recovery_wq);
-}
-
-/**
- * zonefs_io_error() - recover from an error seen in process context
- * @inode:	the file's inode
- * @err:	what went wrong
- *
- * Context: process context, neither inode->i_rwsem nor i_truncate_mutex
- * held.
- */
-void zonefs_io_error(struct inode *inode, enum zonefs_error err)
-{
-	inode_lock(inode);
-	zonefs_recover(inode, err);
-	inode_unlock(inode);
 }
 
 int zonefs_recovery_init(void)
@@ -907,3 +890,4 @@ void zonefs_free_zones(struct zonefs_sb_info *sbi)
 	kvfree(sbi->s_zone_caps);
 	kvfree(sbi->s_zones);
 }
+EXPORT_SYMBOL_IF_KUNIT(zonefs_free_zones);

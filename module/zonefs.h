@@ -224,8 +224,8 @@ struct zonefs_sb_info {
  *
  * ZONEFS_RECOVERY_PENDING: an I/O failed; the file must be brought back in
  * line with its zone before the next write.
- * ZONEFS_RECOVERY_DEVICE, _READ, _LOCAL: the kinds of failure seen (enum
- * zonefs_error).
+ * ZONEFS_RECOVERY_DEVICE, _NO_WRITE, _LOCAL: the kinds of failure seen
+ * (enum zonefs_error).
  * ZONEFS_RECOVERY_QUEUED: i_recovery_work is queued and holds a reference
  * on the inode.
  * ZONEFS_RECOVERY_REFUSED: the device refused a write request for want of
@@ -234,7 +234,7 @@ struct zonefs_sb_info {
  */
 #define ZONEFS_RECOVERY_PENDING	0
 #define ZONEFS_RECOVERY_DEVICE	1
-#define ZONEFS_RECOVERY_READ	2
+#define ZONEFS_RECOVERY_NO_WRITE	2
 #define ZONEFS_RECOVERY_LOCAL	3
 #define ZONEFS_RECOVERY_QUEUED	4
 #define ZONEFS_RECOVERY_REFUSED	5
@@ -384,23 +384,27 @@ void zonefs_dio_exit(void);
 /* zone.c */
 
 /**
- * enum zonefs_error - what went wrong, for zonefs_handle_error()
- * @ZONEFS_ERR_DEVICE:	the device failed a write, a flush or a zone
- *			management command: the errors= policy applies
- * @ZONEFS_ERR_READ:	the device failed a read or a zone close: the
- *			policy applies only if the zone went bad or its write
- *			pointer moved
- * @ZONEFS_ERR_LOCAL:	a write failed before all of it reached the device
- *			(bad user page, no memory): what the device holds of
- *			this file's own writes is kept, nothing else changes
- * @ZONEFS_ERR_CHECK:	no error: a look at the zone before resetting or
- *			finishing it; only a zone gone bad counts
+ * enum zonefs_error - what went wrong, for zonefs_recover()
+ * @ZONEFS_ERR_NONE:	nothing failed for the caller: the errors recorded
+ *			by zonefs_note_error() are recovered from, or the
+ *			zone is only looked at, and only a zone gone bad
+ *			counts
+ * @ZONEFS_ERR_DEVICE:	the device failed a write, a flush or a zone reset
+ *			or finish: the errors= policy applies
+ * @ZONEFS_ERR_NO_WRITE: the device failed a command that writes no data (a
+ *			read, a zone close): the policy applies only if the
+ *			zone went bad or its write pointer moved
+ * @ZONEFS_ERR_LOCAL:	a write failed that the device did not fail (a bad
+ *			user page, no memory, a refusal for want of zone
+ *			resources) after part of it was sent: what the device
+ *			holds of this file's own writes is kept, nothing else
+ *			changes
  */
 enum zonefs_error {
+	ZONEFS_ERR_NONE,
 	ZONEFS_ERR_DEVICE,
-	ZONEFS_ERR_READ,
+	ZONEFS_ERR_NO_WRITE,
 	ZONEFS_ERR_LOCAL,
-	ZONEFS_ERR_CHECK,
 };
 
 /**
@@ -422,13 +426,11 @@ void zonefs_close_open_zones(struct super_block *sb);
 int zonefs_zone_mgmt(struct inode *inode, enum req_op op);
 void zonefs_zone_set_wpoff(struct inode *inode, loff_t size);
 void zonefs_zone_update_active(struct super_block *sb, unsigned int zidx);
-void zonefs_handle_error(struct inode *inode, enum zonefs_error err);
+void zonefs_zone_resync(struct inode *inode, enum zonefs_error err);
 bool zonefs_zone_close_explicit(struct inode *inode);
 void zonefs_note_error(struct inode *inode, enum zonefs_error err, bool issuer);
 void zonefs_recover(struct inode *inode, enum zonefs_error err);
-void zonefs_recover_pending(struct inode *inode);
 void zonefs_recovery_work(struct work_struct *work);
-void zonefs_io_error(struct inode *inode, enum zonefs_error err);
 void zonefs_recovery_flush(void);
 int zonefs_recovery_init(void);
 void zonefs_recovery_exit(void);

@@ -39,8 +39,8 @@ static struct super_block *zonefs_test_sb(struct kunit *test, unsigned int nr)
 	KUNIT_ASSERT_NOT_NULL(test, sb);
 	sbi = kunit_kzalloc(test, sizeof(*sbi), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, sbi);
-	sbi->s_zones = kunit_kcalloc(test, nr, sizeof(*sbi->s_zones),
-				     GFP_KERNEL);
+	/* Freed with what the scan allocates, by zonefs_free_zones(). */
+	sbi->s_zones = kvcalloc(nr, sizeof(*sbi->s_zones), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, sbi->s_zones);
 
 	strscpy(sb->s_id, "kunit", sizeof(sb->s_id));
@@ -51,19 +51,6 @@ static struct super_block *zonefs_test_sb(struct kunit *test, unsigned int nr)
 	sbi->s_zone_sectors_shift = ilog2(ZT_ZONE_SECTORS);
 
 	return sb;
-}
-
-/* What the scan and the grouping allocated (the rest is the test's). */
-static void zonefs_test_put(struct super_block *sb)
-{
-	struct zonefs_sb_info *sbi = ZONEFS_SB(sb);
-	int i;
-
-	for (i = 0; i < ZONEFS_ZTYPE_MAX; i++) {
-		kvfree(sbi->s_groups[i].g_map);
-		kvfree(sbi->s_groups[i].g_nzones);
-	}
-	kvfree(sbi->s_zone_caps);
 }
 
 /* One report entry for zone @idx; @wp_off and @cap in sectors (cap 0: none). */
@@ -130,7 +117,7 @@ static void zonefs_test_scan_conditions(struct kunit *test)
 	/* No capacity reported: the zone's length; all equal: no array. */
 	KUNIT_EXPECT_EQ(test, ZT_ZONE_SECTORS, (u64)sbi->s_zone_cap);
 	KUNIT_EXPECT_NULL(test, sbi->s_zone_caps);
-	zonefs_test_put(sb);
+	zonefs_free_zones(ZONEFS_SB(sb));
 }
 
 /* Reports that must fail the mount, and the errno each gets. */
@@ -160,7 +147,7 @@ static void zonefs_test_scan_refusals(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -EIO, zonefs_init_zone_cb(&zone, 2, sb));
 	zone.start = ZT_NR_ZONES * ZT_ZONE_SECTORS;
 	KUNIT_EXPECT_EQ(test, -EIO, zonefs_init_zone_cb(&zone, ZT_NR_ZONES, sb));
-	zonefs_test_put(sb);
+	zonefs_free_zones(ZONEFS_SB(sb));
 }
 
 /* Zones of different capacities: each file has its own. */
@@ -184,7 +171,7 @@ static void zonefs_test_scan_capacities(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 1536U / ZT_BLOCK_SECTORS, sbi->s_zones[2].z_wpoff);
 	/* A write pointer past the capacity: the size is the capacity. */
 	KUNIT_EXPECT_EQ(test, 1024U / ZT_BLOCK_SECTORS, sbi->s_zones[3].z_wpoff);
-	zonefs_test_put(sb);
+	zonefs_free_zones(ZONEFS_SB(sb));
 }
 
 /*
@@ -257,7 +244,7 @@ static void zonefs_test_aggr_cnv(struct kunit *test)
 			KUNIT_EXPECT_EQ_MSG(test, l->nzones[i], nzones,
 					    "%s: file %u's zones", l->name, i);
 		}
-		zonefs_test_put(sb);
+		zonefs_free_zones(sbi);
 	}
 }
 

@@ -130,6 +130,11 @@ if [ "$mode" = testbed ] && pid=$(testbed_pid); then
 	tb_die "a testbed guest is already serving (QEMU pid $pid): make testbed-stop ends it"
 fi
 
+# A drive passed through is checked first: a refusal is the one line
+# printed, before any kernel or module is looked for or built.
+pass_dev=
+[ -z "$DISK" ] || pass_dev=$(tb_disk_policy "$DISK" "$FORMAT") || exit 1
+
 kver=$(tb_kver) || tb_die "no Debian 6.1 kernel with headers installed: run 'make deps'"
 kernel=/boot/vmlinuz-$kver
 kmods=/lib/modules/$kver
@@ -223,8 +228,6 @@ esac
 
 # The LUNs of a serving testbed guest are its user disk set.
 [ "$role" != initiator ] || disks=$(. "$tb_run/job.env" && echo "$TB_DISKS")
-pass_dev=
-[ -z "$DISK" ] || pass_dev=$(tb_disk_policy "$DISK" "$FORMAT") || exit 1
 # The backing store: a disk of this guest's own unless it is a drive passed
 # through or the disks are served by the testbed guest.
 own_store=1

@@ -14,7 +14,10 @@
 #             and the profiles, the second scale point;
 #   $ZBC_DEV  4 GiB: 1 MiB O_DIRECT writes and reads, buffered reads, 4 KiB
 #             O_DIRECT appends with fsync, at QD 1 (psync) and QD 8 (libaio);
-#   $ZNS_DEV  QEMU's ZNS namespace of the same geometry: the same rows.
+#   $ZNS_DEV  QEMU's ZNS namespace of the same geometry: the same rows;
+#   then (BENCH_LSM=1) on $ZBC_DEV and on $ZNS_DEV: zonefs_lsm, an LSM-tree
+#             store's zone pattern (writers, a log with fdatasync, random
+#             readers, zone reclaim), with explicit zone opens.
 #
 # Each measure runs for our zonefs.ko, Debian's stock zonefs.ko and, where it
 # applies, the raw device; the two modules are never loaded at once. Every
@@ -23,7 +26,8 @@
 # "n/a: ..."). bench/report.py turns the samples into the table.
 #
 # Parameters (from results/bench.env, written by bench/run.sh): BENCH_REPS,
-# BENCH_MB, BENCH_APPEND_MB, BENCH_SCALE, BENCH_PROFILE.
+# BENCH_MB, BENCH_APPEND_MB, BENCH_SCALE, BENCH_PROFILE, BENCH_LSM,
+# BENCH_LSM_REPS, BENCH_LSM_SECONDS.
 set -euo pipefail
 
 out=${1:?usage: guest.sh OUT}
@@ -42,9 +46,13 @@ fi
 : "${BENCH_SCALE:=1}"		# 0: skip the 75,000- and 300,000-zone measures
 : "${ZBC_HUGE:=}" "${ZNS_DEV:=}"	# absent from an older guest: their rows say so
 : "${BENCH_PROFILE:=1}"		# 0: no perf profiles
+: "${BENCH_LSM:=1}"		# 0: skip the LSM-tree workload
+: "${BENCH_LSM_REPS:=$((BENCH_REPS < 3 ? BENCH_REPS : 3))}"	# its runs
+: "${BENCH_LSM_SECONDS:=10}"	# seconds of each of its runs
 
 MKZONEFS=$top/tools/mkzonefs
 ZONE_REPORT=$top/tests/helpers/bin/zone_report
+ZONEFS_LSM=$top/tests/helpers/bin/zonefs_lsm
 KVER=$(uname -r)
 OURS_KO=/lib/modules/$KVER/updates/zonefs.ko
 STOCK_KO=/lib/modules/$KVER/kernel/fs/zonefs/zonefs.ko
@@ -137,9 +145,12 @@ use() {
 	esac
 }
 
-# fs_mount DEV: mount DEV on $MNT with the loaded zonefs; $why on failure.
+# fs_mount DEV [OPTIONS]: mount DEV on $MNT with the loaded zonefs, with
+# mount -o OPTIONS if given; $why on failure.
 fs_mount() {
-	if ! timeout 600 mount -t zonefs "$1" "$MNT" 2>"$tmp/mount.err"; then
+	local opts=()
+	[ -z "${2:-}" ] || opts=(-o "$2")
+	if ! timeout 600 mount -t zonefs "${opts[@]}" "$1" "$MNT" 2>"$tmp/mount.err"; then
 		why="fails: mount: $(head -n 1 "$tmp/mount.err")"
 		return 1
 	fi
@@ -400,6 +411,11 @@ nfiles=0	# sequential files (zones) one throughput run spans
 files=		# fio --filename list for them
 dev=
 
+# sched DEV: the I/O scheduler in use on DEV.
+sched() {
+	sed -n 's/.*\[\(.*\)\].*/\1/p' "/sys/block/${1#/dev/}/queue/scheduler"
+}
+
 # tp_setup DEV: format DEV and set the geometry of its runs.
 tp_setup() {
 	local zmb
@@ -417,7 +433,6 @@ tp_setup() {
 	echo mq-deadline >"/sys/block/${dev#/dev/}/queue/scheduler"
 	nfiles=$(((BENCH_MB + zmb - 1) / zmb))
 	files=$(seq -s : -f "$MNT/seq/%g" 0 $((nfiles - 1)))
-	log "throughput: $dev, $((zmb)) MiB zones, $nconv conventional, scheduler $(sed -n 's/.*\[\(.*\)\].*/\1/p' "/sys/block/${dev#/dev/}/queue/scheduler"); $BENCH_MB MiB per run over seq/0..$((nfiles - 1)), appends $BENCH_APPEND_MB MiB in seq/$nfiles"
 	mod_unload
 	"$MKZONEFS" -f "$dev" >"$out/mkzonefs-dev.log" 2>&1
 }
@@ -579,6 +594,7 @@ TP_MEASURES="read_qd1 read_qd8 read_buf write_qd1 write_qd8 append_qd1 append_qd
 throughput() {
 	local pfx=$2 run m t order t0
 	tp_setup "$1"
+	log "throughput: $dev, $((zsec / 2048)) MiB zones, $nconv conventional, scheduler $(sched "$dev"); $BENCH_MB MiB per run over seq/0..$((nfiles - 1)), appends $BENCH_APPEND_MB MiB in seq/$nfiles"
 	# One unmeasured pass, so that every measured run overwrites blocks
 	# the backing file already holds.
 	fill 0 "$nfiles" $((BENCH_MB << 20))
@@ -600,12 +616,142 @@ throughput() {
 	done
 }
 
+# --- the LSM-tree workload on $ZBC_DEV, then on $ZNS_DEV ---------------------
+
+# zonefs_lsm (bench/zonefs_lsm.c): writers filling zones with 64 KiB-1 MiB
+# direct writes, a log of 4 KiB appends with an fdatasync every 4, readers
+# of 4 KiB at random in the full zones, the oldest full zones reset and
+# reused; the same pattern on the files of an explicit-open mount and on
+# the raw device (BLKOPENZONE, BLKRESETZONE). It resets every zone it uses
+# that is not empty itself, before its prefill and its timer (ours and
+# stock by truncating the file to 0, raw with BLKRESETZONE), and it skips
+# zone 0 on the raw device as zonefs does: the section resets nothing
+# itself (reset_zones would only do the same work twice).
+LSM_MEASURES="write fsync_p50 fsync_p99 read_p50 read_p99"
+LP=lsm		# the prefix of the measures: lsm (ZBC) or zlsm (ZNS)
+lsm_opts=()	# --max-open (and --writers when the device asks for fewer)
+
+lsm_na() {
+	local m
+	for m in $LSM_MEASURES; do
+		rec "$LP.$m" "$1" "$2" "$3"
+	done
+}
+
+# lsm_get KEY [DIV]: KEY's value on zonefs_lsm's line, divided by DIV
+# (microseconds to ms), "n/a: no sample" for "na".
+lsm_get() {
+	awk -v k="$1" -v d="${2:-1}" '
+		{ for (i = 1; i <= NF; i++) if (index($i, k "=") == 1) v = substr($i, length(k) + 2) }
+		END {
+			if (v == "") print "fails: no " k " on its line"
+			else if (v == "na") print "n/a: no sample"
+			else if (d == 1) print v
+			else printf "%.3f\n", v / d
+		}' "$tmp/lsm.out"
+}
+
+# lsm_one TARGET RUN: one zonefs_lsm run, its five samples recorded.
+lsm_one() {
+	local t=$1 run=$2 rc t0 lim args=() msgs
+	use "$t" || { lsm_na "$t" "$run" "$why"; return 0; }
+	if [ "$t" = raw ]; then
+		args=(--raw "$dev" --explicit-open)
+	else
+		fs_mount "$dev" explicit-open || { lsm_na "$t" "$run" "$why"; return 0; }
+		args=(--fs "$MNT")
+	fi
+	args+=(--seconds "$BENCH_LSM_SECONDS" --seed "$run" "${lsm_opts[@]}")
+	lim=$((BENCH_LSM_SECONDS + 300))
+	kmsg_mark
+	t0=$(now)
+	timeout -k 10 "$lim" "$ZONEFS_LSM" "${args[@]}" >"$tmp/lsm.out" 2>"$tmp/lsm.err" &&
+		rc=0 || rc=$?
+	{
+		echo "# $LP $t #$run: zonefs_lsm ${args[*]}: exit status $rc after $(elapsed "$t0") s"
+		cat "$tmp/lsm.out" "$tmp/lsm.err"
+	} >>"$out/lsm.log"
+	if [ "$rc" = 0 ]; then
+		rec "$LP.write" "$t" "$run" "$(lsm_get write_MiBps)" "$(elapsed "$t0") s with the setup"
+		rec "$LP.fsync_p50" "$t" "$run" "$(lsm_get log_fsync_us_p50 1000)"
+		rec "$LP.fsync_p99" "$t" "$run" "$(lsm_get log_fsync_us_p99 1000)"
+		rec "$LP.read_p50" "$t" "$run" "$(lsm_get read_us_p50 1000)"
+		rec "$LP.read_p99" "$t" "$run" "$(lsm_get read_us_p99 1000)"
+	else
+		# "zonefs_lsm: /mnt/seq/0: write of 1048576 bytes at 0: Input/output
+		# error" becomes "fails: write: Input/output error": the same
+		# failure reads the same in every run.
+		if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+			why="fails: timed out after $lim s"
+		elif [ -s "$tmp/lsm.err" ]; then
+			why="fails: $(head -n 1 "$tmp/lsm.err" | sed -E 's/^zonefs_lsm: //
+				s#^/[^ :]*: (zone at sector [0-9]+: )?##
+				s/ of [0-9]+ bytes at [0-9]+//')"
+		else
+			why="fails: exit status $rc"
+		fi
+		lsm_na "$t" "$run" "$why"
+		msgs=$(kmsg_since | head -n 3)
+		[ -n "$msgs" ] && note "$LP $t #$run: $(echo "$msgs" | tr '\n' '|')"
+	fi
+	unmount || note "$LP $t #$run: umount failed"
+}
+
+# lsm DEV PREFIX: BENCH_LSM_REPS runs of zonefs_lsm for the three targets,
+# the order turning from run to run as in throughput; the same seed for
+# the three in a run.
+lsm() {
+	local run t order t0 lim act w=4
+	LP=$2
+	tp_setup "$1"
+	# At most writers + 1 (the log) zones are written at once, each
+	# opened explicitly: that must fit the device's limits (0: none).
+	lim=$(cat "/sys/block/${dev#/dev/}/queue/max_open_zones")
+	act=$(cat "/sys/block/${dev#/dev/}/queue/max_active_zones" 2>/dev/null || echo 0)
+	if [ "$act" -gt 0 ] && { [ "$lim" = 0 ] || [ "$act" -lt "$lim" ]; }; then
+		lim=$act
+	fi
+	if [ "$lim" -gt 0 ] && [ "$lim" -lt $((w + 1)) ]; then
+		w=$((lim - 1))
+		note "$LP: $dev opens at most $lim zones: $w writers instead of 4 (the log takes one more)"
+	fi
+	lsm_opts=(--max-open $((w + 1)))
+	[ "$w" = 4 ] || lsm_opts+=(--writers "$w")
+	log "$LP: $dev, $((zsec / 2048)) MiB zones, open limit $([ "$lim" = 0 ] && echo none || echo "$lim"), scheduler $(sched "$dev"); $BENCH_LSM_REPS runs of zonefs_lsm for ${BENCH_LSM_SECONDS}s, $w writers, 2 readers, max open $((w + 1)), explicit open"
+	if [ ! -x "$ZONEFS_LSM" ]; then
+		for t in ours stock raw; do
+			lsm_na "$t" 1 "n/a: $ZONEFS_LSM is not built"
+		done
+		return 0
+	fi
+	if [ "$w" -lt 1 ]; then
+		for t in ours stock raw; do
+			lsm_na "$t" 1 "n/a: $dev opens at most $lim zones"
+		done
+		return 0
+	fi
+	for run in $(seq "$BENCH_LSM_REPS"); do
+		case $((run % 3)) in
+		1) order="raw ours stock" ;;
+		2) order="ours stock raw" ;;
+		0) order="stock raw ours" ;;
+		esac
+		t0=$(now)
+		for t in $order; do
+			lsm_one "$t" "$run"
+		done
+		mod_unload || note "$LP #$run: zonefs could not be unloaded"
+		log "$LP run $run done in $(elapsed "$t0")s"
+	done
+}
+
 main() {
 	local t0
 	mkdir -p "$out"
 	: >"$SAMPLES"
 	: >"$NOTES"
 	: >"$out/fio.log"
+	: >"$out/lsm.log"
 	{
 		echo "guest_kernel=$KVER"
 		echo "guest_kernel_version=$(cut -d' ' -f3 /proc/version) $(sed -n 's/.*Debian \([^ ]*\).*/\1/p' /proc/version)"
@@ -618,8 +764,11 @@ main() {
 		echo "reps=$BENCH_REPS"
 		echo "mb=$BENCH_MB"
 		echo "append_mb=$BENCH_APPEND_MB"
+		echo "lsm=$BENCH_LSM"
+		echo "lsm_reps=$BENCH_LSM_REPS"
+		echo "lsm_seconds=$BENCH_LSM_SECONDS"
 	} >"$out/guest.env"
-	log "plan: $BENCH_REPS runs each; scale on $ZBC_BIG and $ZBC_HUGE ($([ "$BENCH_SCALE" = 1 ] && echo on || echo off)), throughput on $ZBC_DEV and $ZNS_DEV ($BENCH_MB MiB, appends $BENCH_APPEND_MB MiB); ours $OURS_KO, stock $STOCK_KO"
+	log "plan: $BENCH_REPS runs each; scale on $ZBC_BIG and $ZBC_HUGE ($([ "$BENCH_SCALE" = 1 ] && echo on || echo off)), throughput on $ZBC_DEV and $ZNS_DEV ($BENCH_MB MiB, appends $BENCH_APPEND_MB MiB); $([ "$BENCH_LSM" = 1 ] && echo "LSM-tree workload on both, $BENCH_LSM_REPS runs of ${BENCH_LSM_SECONDS}s" || echo "no LSM-tree workload"); ours $OURS_KO, stock $STOCK_KO"
 	if [ "$BENCH_SCALE" = 1 ]; then
 		t0=$(now)
 		scale
@@ -637,6 +786,16 @@ main() {
 		t0=$(now)
 		throughput "$ZNS_DEV" zns
 		log "throughput measures (ZNS) took $(elapsed "$t0")s"
+	fi
+	if [ "$BENCH_LSM" = 1 ]; then
+		t0=$(now)
+		lsm "$ZBC_DEV" lsm
+		log "LSM measures (ZBC) took $(elapsed "$t0")s"
+		if [ -n "$ZNS_DEV" ]; then
+			t0=$(now)
+			lsm "$ZNS_DEV" zlsm
+			log "LSM measures (ZNS) took $(elapsed "$t0")s"
+		fi
 	fi
 }
 

@@ -31,6 +31,18 @@ TP_ROWS = [
      [("stock_ratio_ge", 1.0)]),
 ]
 
+# The LSM-tree workload's rows (bench/zonefs_lsm.c), the same on the ZBC
+# disk (lsm.*) and on ZNS (zlsm.*): the writers' throughput, the log's
+# fdatasync and the readers' 4 KiB reads. The tails carry the goals.
+LSM_ROWS = [
+    ("write", "LSM: 4 writers, 64 KiB-1 MiB appends", "MiB/s", "high",
+     [("raw_ratio_ge", 0.97)]),
+    ("fsync_p50", "LSM: log fdatasync, median", "ms", "low", None),
+    ("fsync_p99", "LSM: log fdatasync, p99", "ms", "low", [("raw_ratio_le", 1.1)]),
+    ("read_p50", "LSM: 4 KiB random read, median", "ms", "low", None),
+    ("read_p99", "LSM: 4 KiB random read, p99", "ms", "low", [("raw_ratio_le", 1.1)]),
+]
+
 # id, label, unit, better, goal. goal: (kind, value) pairs checked on ours.
 MEASURES = [
     ("scale", None, None, None, None),
@@ -60,7 +72,11 @@ MEASURES = [
     ("tp", None, None, None, None),
 ] + [(f"tp.{m}", *row) for m, *row in TP_ROWS] + [
     ("zns", None, None, None, None),
-] + [(f"zns.{m}", *row) for m, *row in TP_ROWS]
+] + [(f"zns.{m}", *row) for m, *row in TP_ROWS] + [
+    ("lsm", None, None, None, None),
+] + [(f"lsm.{m}", *row) for m, *row in LSM_ROWS] + [
+    ("zlsm", None, None, None, None),
+] + [(f"zlsm.{m}", *row) for m, *row in LSM_ROWS]
 
 TARGETS = ("ours", "stock", "raw")
 
@@ -227,9 +243,20 @@ def table(outdir):
             elif mid == "tp":
                 body.append(f"Throughput, ZBC: 4 GiB disk, 64 MiB zones; {genv.get('mb', '?')} MiB "
                             f"per 1 MiB-block run, {genv.get('append_mb', '?')} MiB per append run")
-            else:
+            elif mid == "zns":
                 body.append(f"Throughput, ZNS: QEMU's NVMe ZNS namespace, {genv.get('zns_dev', '?')} "
                             "of 64 MiB (capacity = size), the same runs")
+            elif genv.get("lsm") == "0":
+                body.append(f"LSM-tree workload, {'ZBC disk' if mid == 'lsm' else 'ZNS namespace'}: "
+                            "not run (BENCH_LSM=0)")
+            elif mid == "lsm":
+                body.append(f"LSM-tree workload, ZBC disk: zonefs_lsm, {genv.get('lsm_reps', '?')} "
+                            f"runs of {genv.get('lsm_seconds', '?')} s; 4 writers, a log of 4 KiB "
+                            "appends with fdatasync every 4, 2 readers, 13 zones; explicit-open "
+                            "mounts, raw: zonefs_lsm --raw --explicit-open")
+            else:
+                body.append(f"LSM-tree workload, ZNS namespace: {genv.get('zns_dev', '?')} "
+                            "of 64 MiB, the same runs")
             continue
         cells = allcells[mid]
         rs = ratio(cells["ours"], cells["stock"])

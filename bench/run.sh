@@ -10,8 +10,11 @@
 # per 1 MiB-block throughput run, 64: one zone), BENCH_APPEND_MB (MiB per
 # 4 KiB append run, 1: 256 appends), BENCH_SCALE (0 skips the 75,000-zone
 # disk), BENCH_PROFILE (0: no perf profiles of the mount and the walk),
-# and testbed/config. Under TCG on 2 cores a run takes about 15
-# minutes; larger sizes make it longer, not more telling.
+# BENCH_LSM (0 skips the LSM-tree workload, zonefs_lsm), BENCH_LSM_REPS
+# (its runs, default the smaller of BENCH_REPS and 3), BENCH_LSM_SECONDS
+# (seconds per run, 10), and testbed/config. Under TCG on 2 cores a run
+# took about 15 minutes without the LSM-tree workload; larger sizes make it
+# longer, not more telling.
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,7 +23,13 @@ export TOP
 . "$TOP/testbed/config"
 
 : "${BENCH_REPS:=5}" "${BENCH_MB:=64}" "${BENCH_APPEND_MB:=1}" "${BENCH_SCALE:=1}"
-: "${BENCH_PROFILE:=1}"
+: "${BENCH_PROFILE:=1}" "${BENCH_LSM:=1}" "${BENCH_LSM_SECONDS:=10}"
+if [ -z "${BENCH_LSM_REPS:-}" ]; then
+	case "$BENCH_REPS" in
+	*[!0-9]* | '') BENCH_LSM_REPS=3 ;;
+	*) BENCH_LSM_REPS=$((10#$BENCH_REPS < 3 ? 10#$BENCH_REPS : 3)) ;;
+	esac
+fi
 out=$RESULTS/bench
 params=$RESULTS/bench.env
 vm_pid=
@@ -55,14 +64,26 @@ if [ "$BENCH_MB" -lt 64 ] || [ $((BENCH_MB % 64)) -ne 0 ]; then
 	log "error: BENCH_MB=$BENCH_MB: the raw runs write whole 64 MiB zones (fio's zbd mode), so it must be a multiple of 64"
 	exit 2
 fi
-for f in "$TOP/tools/mkzonefs" "$TOP/tests/helpers/bin/zone_report"; do
+case "$BENCH_LSM" in
+0 | 1) ;;
+*) log "error: BENCH_LSM must be 1 (run the LSM-tree workload) or 0 (skip it), not '$BENCH_LSM'"; exit 2 ;;
+esac
+case "$BENCH_LSM_REPS" in
+*[!0-9]* | '' | 0*) log "error: BENCH_LSM_REPS must be a number of runs, 1 or more, not '$BENCH_LSM_REPS' (BENCH_LSM=0 skips the workload)"; exit 2 ;;
+esac
+case "$BENCH_LSM_SECONDS" in
+*[!0-9]* | '' | 0*) log "error: BENCH_LSM_SECONDS must be a whole number of seconds, 1 or more, not '$BENCH_LSM_SECONDS'"; exit 2 ;;
+esac
+helpers=("$TOP/tools/mkzonefs" "$TOP/tests/helpers/bin/zone_report")
+[ "$BENCH_LSM" = 0 ] || helpers+=("$TOP/tests/helpers/bin/zonefs_lsm")
+for f in "${helpers[@]}"; do
 	[ -x "$f" ] || { log "error: $f is missing: run 'make'"; exit 1; }
 done
 ours=$TOP/module/zonefs.ko
 [ -f "$ours" ] || ours="missing (its rows will say so)"
 others=$(pgrep -c -f '^qemu-system' || true)
 
-log "plan: one guest boot; $BENCH_REPS runs of each measure for ours ($ours), Debian's stock zonefs.ko and the raw device; $([ "$BENCH_SCALE" = 1 ] && echo "75,000-zone disk, ")$BENCH_MB MiB throughput runs, $BENCH_APPEND_MB MiB append runs; table in $out/table.txt"
+log "plan: one guest boot; $BENCH_REPS runs of each measure for ours ($ours), Debian's stock zonefs.ko and the raw device; $([ "$BENCH_SCALE" = 1 ] && echo "75,000-zone disk, ")$BENCH_MB MiB throughput runs, $BENCH_APPEND_MB MiB append runs; $([ "$BENCH_LSM" = 1 ] && echo "LSM-tree workload: $BENCH_LSM_REPS runs of $BENCH_LSM_SECONDS s on each device" || echo "no LSM-tree workload"); table in $out/table.txt"
 [ "$others" = 0 ] || log "note: $others other QEMU guest(s) running: absolute figures will be low"
 
 mkdir -p "$RESULTS"
@@ -72,6 +93,9 @@ mkdir -p "$RESULTS"
 	printf 'BENCH_APPEND_MB=%q\n' "$BENCH_APPEND_MB"
 	printf 'BENCH_SCALE=%q\n' "$BENCH_SCALE"
 	printf 'BENCH_PROFILE=%q\n' "$BENCH_PROFILE"
+	printf 'BENCH_LSM=%q\n' "$BENCH_LSM"
+	printf 'BENCH_LSM_REPS=%q\n' "$BENCH_LSM_REPS"
+	printf 'BENCH_LSM_SECONDS=%q\n' "$BENCH_LSM_SECONDS"
 } >"$params"
 
 t0=$(date +%s)

@@ -586,6 +586,16 @@ tp_one() {
 	unmount
 }
 
+# run_order RUN: the three targets in the order of run RUN, turning from
+# run to run, so that a slow patch on a shared host hits all three.
+run_order() {
+	case $(($1 % 3)) in
+	1) echo "raw ours stock" ;;
+	2) echo "ours stock raw" ;;
+	0) echo "stock raw ours" ;;
+	esac
+}
+
 TP_MEASURES="read_qd1 read_qd8 read_buf write_qd1 write_qd8 append_qd1 append_qd8"
 
 # throughput DEV PREFIX: every measure (PREFIX.read_qd1, ...) runs for the
@@ -600,11 +610,7 @@ throughput() {
 	fill 0 "$nfiles" $((BENCH_MB << 20))
 	fill "$nfiles" 1 $((BENCH_APPEND_MB << 20))
 	for run in $(seq "$BENCH_REPS"); do
-		case $((run % 3)) in
-		1) order="raw ours stock" ;;
-		2) order="ours stock raw" ;;
-		0) order="stock raw ours" ;;
-		esac
+		order=$(run_order "$run")
 		t0=$(now)
 		for m in $TP_MEASURES; do
 			for t in $order; do
@@ -731,11 +737,7 @@ lsm() {
 		return 0
 	fi
 	for run in $(seq "$BENCH_LSM_REPS"); do
-		case $((run % 3)) in
-		1) order="raw ours stock" ;;
-		2) order="ours stock raw" ;;
-		0) order="stock raw ours" ;;
-		esac
+		order=$(run_order "$run")
 		t0=$(now)
 		for t in $order; do
 			lsm_one "$t" "$run"
@@ -743,6 +745,15 @@ lsm() {
 		mod_unload || note "$LP #$run: zonefs could not be unloaded"
 		log "$LP run $run done in $(elapsed "$t0")s"
 	done
+}
+
+# timed WHAT CMD...: CMD, then how long WHAT took.
+timed() {
+	local what=$1 t0
+	shift
+	t0=$(now)
+	"$@"
+	log "$what took $(elapsed "$t0")s"
 }
 
 main() {
@@ -779,23 +790,11 @@ main() {
 		huge
 		log "300,000-zone measures took $(elapsed "$t0")s"
 	fi
-	t0=$(now)
-	throughput "$ZBC_DEV" tp
-	log "throughput measures (ZBC) took $(elapsed "$t0")s"
-	if [ -n "$ZNS_DEV" ]; then
-		t0=$(now)
-		throughput "$ZNS_DEV" zns
-		log "throughput measures (ZNS) took $(elapsed "$t0")s"
-	fi
+	timed "throughput measures (ZBC)" throughput "$ZBC_DEV" tp
+	[ -z "$ZNS_DEV" ] || timed "throughput measures (ZNS)" throughput "$ZNS_DEV" zns
 	if [ "$BENCH_LSM" = 1 ]; then
-		t0=$(now)
-		lsm "$ZBC_DEV" lsm
-		log "LSM measures (ZBC) took $(elapsed "$t0")s"
-		if [ -n "$ZNS_DEV" ]; then
-			t0=$(now)
-			lsm "$ZNS_DEV" zlsm
-			log "LSM measures (ZNS) took $(elapsed "$t0")s"
-		fi
+		timed "LSM measures (ZBC)" lsm "$ZBC_DEV" lsm
+		[ -z "$ZNS_DEV" ] || timed "LSM measures (ZNS)" lsm "$ZNS_DEV" zlsm
 	fi
 }
 

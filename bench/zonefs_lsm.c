@@ -463,13 +463,16 @@ static int lsm_zone_full(struct lsm *l, struct lsm_zone *z)
 	return 0;
 }
 
-static void *lsm_writer(void *arg)
+/*
+ * What the writers and the log share: take a free zone, open it, fill it
+ * with @fill until the run stops or the zone is full, close it, and hand a
+ * full zone over to the reclaim.
+ */
+static void *lsm_zone_cycle(struct lsm_worker *w,
+			    int (*fill)(struct lsm_worker *w, struct lsm_zone *z))
 {
-	struct lsm_worker *w = arg;
 	struct lsm *l = w->l;
-	const uint64_t nr_sizes = (LSM_WRITE_MAX - LSM_WRITE_MIN) / LSM_BLOCK + 1;
 	struct lsm_zone *z;
-	uint64_t len;
 	int ret = 0;
 
 	while (!ret && (z = lsm_take_zone(l))) {
@@ -477,16 +480,7 @@ static void *lsm_writer(void *arg)
 			lsm_put_slot(l);
 			break;
 		}
-		while (!ret && !lsm_stopped(l) && z->wp < z->cap) {
-			len = LSM_WRITE_MIN + lsm_rand(&w->rng) % nr_sizes * LSM_BLOCK;
-			if (len > z->cap - z->wp)
-				len = z->cap - z->wp;
-			ret = lsm_write(l, z, w->buf, len);
-			if (!ret) {
-				w->ops++;
-				w->bytes += len;
-			}
-		}
+		ret = fill(w, z);
 		if (lsm_zone_close(l, z))
 			ret = -1;
 		lsm_put_slot(l);
@@ -497,46 +491,63 @@ static void *lsm_writer(void *arg)
 	return NULL;
 }
 
+/* A writer: 64 KiB to 1 MiB at a time. */
+static int lsm_writer_fill(struct lsm_worker *w, struct lsm_zone *z)
+{
+	const uint64_t nr_sizes = (LSM_WRITE_MAX - LSM_WRITE_MIN) / LSM_BLOCK + 1;
+	struct lsm *l = w->l;
+	uint64_t len;
+	int ret;
+
+	while (!lsm_stopped(l) && z->wp < z->cap) {
+		len = LSM_WRITE_MIN + lsm_rand(&w->rng) % nr_sizes * LSM_BLOCK;
+		if (len > z->cap - z->wp)
+			len = z->cap - z->wp;
+		ret = lsm_write(l, z, w->buf, len);
+		if (ret)
+			return ret;
+		w->ops++;
+		w->bytes += len;
+	}
+	return 0;
+}
+
+static void *lsm_writer(void *arg)
+{
+	return lsm_zone_cycle(arg, lsm_writer_fill);
+}
+
 /*
  * The log: 4 KiB appends, fdatasync() every --log-sync-every writes and
  * before leaving a full zone.
  */
-static void *lsm_log(void *arg)
+static int lsm_log_fill(struct lsm_worker *w, struct lsm_zone *z)
 {
-	struct lsm_worker *w = arg;
 	struct lsm *l = w->l;
 	unsigned int pending = 0;
-	struct lsm_zone *z;
-	int ret = 0;
+	int ret;
 
-	while (!ret && (z = lsm_take_zone(l))) {
-		if (lsm_zone_open(l, z)) {
-			lsm_put_slot(l);
-			break;
-		}
-		while (!ret && !lsm_stopped(l) && z->wp < z->cap) {
-			ret = lsm_write(l, z, w->buf, LSM_BLOCK);
-			if (ret)
-				break;
-			w->ops++;
-			w->bytes += LSM_BLOCK;
-			if (++pending == l->sync_every) {
-				ret = lsm_log_sync(w, z);
-				pending = 0;
-			}
-		}
-		if (!ret && pending && z->wp == z->cap) {
+	while (!lsm_stopped(l) && z->wp < z->cap) {
+		ret = lsm_write(l, z, w->buf, LSM_BLOCK);
+		if (ret)
+			return ret;
+		w->ops++;
+		w->bytes += LSM_BLOCK;
+		if (++pending == l->sync_every) {
 			ret = lsm_log_sync(w, z);
+			if (ret)
+				return ret;
 			pending = 0;
 		}
-		if (lsm_zone_close(l, z))
-			ret = -1;
-		lsm_put_slot(l);
-		if (ret || z->wp < z->cap)
-			break;
-		ret = lsm_zone_full(l, z);
 	}
-	return NULL;
+	if (pending && z->wp == z->cap)
+		return lsm_log_sync(w, z);
+	return 0;
+}
+
+static void *lsm_log(void *arg)
+{
+	return lsm_zone_cycle(arg, lsm_log_fill);
 }
 
 static void *lsm_reader(void *arg)

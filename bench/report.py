@@ -58,6 +58,8 @@ MEASURES = [
     ("scale.mem_walk", "kernel memory after ls -l", "B/zone", "low", None),
     ("scale.mem_drop", "  ... after drop_caches", "B/zone", "low", [("abs_le", 40)]),
     ("scale.umount", "umount", "s", "low", None),
+    ("scale.ready", "mount + first ls -l, one span (cold)", "s", "low",
+     [("stock_ratio_le", 0.8)]),
     ("huge", None, None, None, None),
     ("huge.format", "mkzonefs -f", "s", "low", None),
     ("huge.mount", "mount (raw: one full zone report)", "s", "low",
@@ -69,6 +71,8 @@ MEASURES = [
     ("huge.mem_walk", "kernel memory after ls -l", "B/zone", "low", None),
     ("huge.mem_drop", "  ... after drop_caches", "B/zone", "low", [("abs_le", 40)]),
     ("huge.umount", "umount", "s", "low", None),
+    ("huge.ready", "mount + first ls -l, one span (cold)", "s", "low",
+     [("stock_ratio_le", 0.8)]),
     ("tp", None, None, None, None),
 ] + [(f"tp.{m}", *row) for m, *row in TP_ROWS] + [
     ("zns", None, None, None, None),

@@ -348,6 +348,7 @@ qemu=(qemu-system-x86_64 "${accel[@]}" -smp "$VM_CPUS" -m "$VM_MEM"
       -fsdev "local,id=results,path=$run_dir,security_model=none"
       -device virtio-9p-pci,fsdev=results,mount_tag=results
       -device virtio-serial-pci
+      -device virtio-rng-pci
       -chardev "file,id=ret,path=$run_dir/exit_code"
       -device virtserialport,chardev=ret,name=zonefs.ret
       -chardev "file,id=tap,path=$run_dir/tap"

@@ -76,10 +76,11 @@ _have_conv_zones() {
 # _have_module: our zonefs.ko is installed in the guest, and the zonefs
 # loaded now, if any, is ours (by build ID and srcversion, not by path).
 _have_module() {
-	local cur
+	local cur krel
 	if ! _in_guest; then
 		SKIP_REASONS+=("needs the testbed guest")
-	elif [ "$(modinfo -n zonefs 2>/dev/null)" != "/lib/modules/$(uname -r)/updates/zonefs.ko" ] ||
+	elif read -r krel </proc/sys/kernel/osrelease &&
+		[ "$(modinfo -n zonefs 2>/dev/null)" != "/lib/modules/$krel/updates/zonefs.ko" ] ||
 		! ZONEFS_OURS_ID=${ZONEFS_OURS_ID:-$(zonefs_ours_id)}; then
 		SKIP_REASONS+=("our zonefs.ko is not installed")
 	elif cur=$(zonefs_loaded_id) && [ "$cur" != "$ZONEFS_OURS_ID" ]; then

@@ -5,9 +5,8 @@
 # test groups in GUESTS guests side by side, each with its own target and
 # disks, each running one slice of every group (tests/run -S I/N: the
 # Ith, (I+N)th ... test);
-# and, once the host tests are done, the host-side groups whose tests
-# boot guests of their own (power cuts, the two-guest form), also at a
-# lower priority beside the guests. One
+# and, as soon as the first guest is done, the host-side groups whose
+# tests boot guests of their own (power cuts, the two-guest form). One
 # TAP stream ending in "N passed, N failed, N skipped", then the time of
 # each phase.
 #
@@ -131,16 +130,14 @@ guest_job() {
 }
 
 # vm_job: the VM groups (TAP in vm.tap, counts in vm/counts); their
-# guests, beside a test guest, get the same share of the cores, at a lower
-# priority: the test guest leaves part of the cores idle while its tests
-# wait for the target, and these boots fill it.
+# guests, beside a test guest, get the same share of the cores.
 vm_job() {
 	local t0
 	t0=$(date +%s)
 	rm -f "$RESULTS/vm/counts"
 	mkdir -p "$RESULTS/vm"
 	# shellcheck disable=SC2086
-	VM_CPUS=$guest_cpus nice -n 10 "$TOP/tests/run" -b -s 1 -o "$RESULTS/vm" $TESTS_ARGS "${vm_groups[@]}" >"$RESULTS/vm.tap"
+	VM_CPUS=$guest_cpus "$TOP/tests/run" -b -s 1 -o "$RESULTS/vm" $TESTS_ARGS "${vm_groups[@]}" >"$RESULTS/vm.tap"
 	echo $(($(date +%s) - t0)) >"$RESULTS/vm.seconds"
 }
 
@@ -177,7 +174,7 @@ renumber() {
 
 plan_text=
 [ "$nguests" = 0 ] || plan_text="; [${guest_groups[*]}] in $nguests guests side by side (vCPUs: $guest_cpus each), each a slice of every group"
-[ ${#vm_groups[@]} -eq 0 ] || plan_text+="; [${vm_groups[*]}] with guests of their own${plan_text:+, beside them once the host tests are done}"
+[ ${#vm_groups[@]} -eq 0 ] || plan_text+="; [${vm_groups[*]}] with guests of their own${plan_text:+, once the first guest is done}"
 [ -z "${GEOMETRY:-}" ] || plan_text+="; ZBC_DEV's geometry $GEOMETRY (ZONE_MB:CONV:SIZE_MB:LBA)"
 tb_log "plan: host groups [${host_groups[*]}]$plan_text"
 t0=$(date +%s)
@@ -231,8 +228,12 @@ if [ "$nguests" -gt 0 ]; then
 		renumber $((n + 1)) &
 	tails+=($!)
 fi
-# The VM groups start now that the host tests are done, beside the guests.
-[ ${#vm_groups[@]} -eq 0 ] || run_bg vm_job
+# The VM groups start when the first guest is done (at once without
+# guests).
+if [ ${#vm_groups[@]} -gt 0 ]; then
+	[ ${#guests[@]} -eq 0 ] || wait -n "${guests[@]}"
+	run_bg vm_job
+fi
 for c in "${children[@]}"; do
 	wait "$c"
 done

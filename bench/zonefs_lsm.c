@@ -223,6 +223,20 @@ lsm_fail(struct lsm *l, const char *fmt, ...)
 	pthread_mutex_unlock(&l->lock);
 }
 
+/* lsm_fail() with ": <the error's text>" after the message; returns -1. */
+static int __attribute__((format(printf, 3, 4)))
+lsm_fail_errno(struct lsm *l, int err, const char *fmt, ...)
+{
+	char msg[sizeof(l->err)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	lsm_fail(l, "%s: %s", msg, strerror(err));
+	return -1;
+}
+
 /* The zone's name in messages: "MNT/seq/N" or "DEV: zone at sector S". */
 static const char *lsm_zone_name(const struct lsm *l, const struct lsm_zone *z,
 				 char *buf, size_t size)
@@ -249,9 +263,8 @@ static int lsm_zone_mgmt(struct lsm *l, struct lsm_zone *z, unsigned long op,
 	if (!ioctl(l->dev_fd, op, &range))
 		return 0;
 	err = errno;
-	lsm_fail(l, "%s: %s: %s", lsm_zone_name(l, z, name, sizeof(name)),
-		 opname, strerror(err));
-	return -1;
+	return lsm_fail_errno(l, err, "%s: %s",
+			      lsm_zone_name(l, z, name, sizeof(name)), opname);
 }
 
 /*
@@ -262,7 +275,6 @@ static int lsm_zone_mgmt(struct lsm *l, struct lsm_zone *z, unsigned long op,
 static int lsm_zone_open(struct lsm *l, struct lsm_zone *z)
 {
 	char name[PATH_MAX + 64];
-	int err;
 
 	if (l->raw)
 		return l->explicit_open ?
@@ -271,9 +283,7 @@ static int lsm_zone_open(struct lsm *l, struct lsm_zone *z)
 	z->wfd = open(name, O_WRONLY | O_DIRECT | O_CLOEXEC);
 	if (z->wfd >= 0)
 		return 0;
-	err = errno;
-	lsm_fail(l, "%s: open for writing: %s", name, strerror(err));
-	return -1;
+	return lsm_fail_errno(l, errno, "%s: open for writing", name);
 }
 
 /*
@@ -292,9 +302,8 @@ static int lsm_zone_close(struct lsm *l, struct lsm_zone *z)
 	if (!close(fd))
 		return 0;
 	err = errno;
-	lsm_fail(l, "%s: close: %s", lsm_zone_name(l, z, name, sizeof(name)),
-		 strerror(err));
-	return -1;
+	return lsm_fail_errno(l, err, "%s: close",
+			      lsm_zone_name(l, z, name, sizeof(name)));
 }
 
 /*
@@ -305,18 +314,14 @@ static int lsm_zone_close(struct lsm *l, struct lsm_zone *z)
 static int lsm_zone_reset(struct lsm *l, struct lsm_zone *z)
 {
 	char name[PATH_MAX + 64];
-	int err;
 
 	if (l->raw) {
 		if (lsm_zone_mgmt(l, z, BLKRESETZONE, "BLKRESETZONE"))
 			return -1;
 	} else {
 		lsm_zone_name(l, z, name, sizeof(name));
-		if (truncate(name, 0)) {
-			err = errno;
-			lsm_fail(l, "%s: truncate to 0: %s", name, strerror(err));
-			return -1;
-		}
+		if (truncate(name, 0))
+			return lsm_fail_errno(l, errno, "%s: truncate to 0", name);
 	}
 	z->wp = 0;
 	return 0;
@@ -382,9 +387,8 @@ static int lsm_log_sync(struct lsm_worker *w, struct lsm_zone *z)
 
 	if (fdatasync(l->raw ? l->dev_fd : z->wfd)) {
 		err = errno;
-		lsm_fail(l, "%s: fdatasync: %s",
-			 lsm_zone_name(l, z, name, sizeof(name)), strerror(err));
-		return -1;
+		return lsm_fail_errno(l, err, "%s: fdatasync",
+				      lsm_zone_name(l, z, name, sizeof(name)));
 	}
 	lsm_lat_add(&w->lat, &w->rng, lsm_now_ns() - t0);
 	w->syncs++;
@@ -641,13 +645,9 @@ static int lsm_setup_fs(struct lsm *l)
 	struct statfs sfs;
 	struct stat st;
 	unsigned int i;
-	int err;
 
-	if (statfs(l->path, &sfs)) {
-		err = errno;
-		lsm_fail(l, "%s: %s", l->path, strerror(err));
-		return -1;
-	}
+	if (statfs(l->path, &sfs))
+		return lsm_fail_errno(l, errno, "%s", l->path);
 	if (!l->zone_bytes && sfs.f_type != ZONEFS_MAGIC) {
 		lsm_fail(l, "%s: not a zonefs mount: give the capacity with --zone-bytes",
 			 l->path);
@@ -657,12 +657,9 @@ static int lsm_setup_fs(struct lsm *l)
 		z = &l->zones[i];
 		lsm_zone_name(l, z, name, sizeof(name));
 		z->rfd = open(name, O_RDONLY | O_DIRECT | O_CLOEXEC);
-		if (z->rfd < 0 || fstat(z->rfd, &st)) {
-			err = errno;
-			lsm_fail(l, "%s: open O_RDONLY | O_DIRECT: %s", name,
-				 strerror(err));
-			return -1;
-		}
+		if (z->rfd < 0 || fstat(z->rfd, &st))
+			return lsm_fail_errno(l, errno, "%s: open O_RDONLY | O_DIRECT",
+					      name);
 		if (!S_ISREG(st.st_mode)) {
 			lsm_fail(l, "%s: not a regular file", name);
 			return -1;
@@ -696,22 +693,16 @@ static int lsm_setup_raw(struct lsm *l)
 	struct stat st;
 	int err;
 
-	if (stat(l->path, &st)) {
-		err = errno;
-		lsm_fail(l, "%s: %s", l->path, strerror(err));
-		return -1;
-	}
+	if (stat(l->path, &st))
+		return lsm_fail_errno(l, errno, "%s", l->path);
 	if (!S_ISBLK(st.st_mode)) {
 		lsm_fail(l, "%s: not a block device", l->path);
 		return -1;
 	}
 	l->dev_fd = open(l->path, O_RDWR | O_DIRECT | O_EXCL | O_CLOEXEC);
-	if (l->dev_fd < 0) {
-		err = errno;
-		lsm_fail(l, "%s: open O_RDWR | O_DIRECT | O_EXCL: %s", l->path,
-			 strerror(err));
-		return -1;
-	}
+	if (l->dev_fd < 0)
+		return lsm_fail_errno(l, errno, "%s: open O_RDWR | O_DIRECT | O_EXCL",
+				      l->path);
 	rep = malloc(rep_size);
 	if (!rep) {
 		lsm_fail(l, "out of memory");
@@ -1100,7 +1091,7 @@ static int lsm_run(struct lsm *l, struct lsm_worker *ws, unsigned int nr_ws,
 				     !i ? lsm_log : i <= l->writers ?
 				     lsm_writer : lsm_reader, &ws[i]);
 		if (err) {
-			lsm_fail(l, "pthread_create: %s", strerror(err));
+			lsm_fail_errno(l, err, "pthread_create");
 			break;
 		}
 		ws[i].started = true;

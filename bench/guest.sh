@@ -26,7 +26,7 @@
 # "n/a: ..."). bench/report.py turns the samples into the table.
 #
 # Parameters (from results/bench.env, written by bench/run.sh): BENCH_REPS,
-# BENCH_MB, BENCH_APPEND_MB, BENCH_SCALE, BENCH_PROFILE, BENCH_LSM,
+# BENCH_MB, BENCH_ZNS_MB, BENCH_APPEND_MB, BENCH_SCALE, BENCH_PROFILE, BENCH_LSM,
 # BENCH_LSM_REPS, BENCH_LSM_SECONDS.
 set -euo pipefail
 
@@ -42,6 +42,7 @@ if [ -f "$top/results/bench.env" ]; then
 fi
 : "${BENCH_REPS:=5}"		# runs of every measure
 : "${BENCH_MB:=64}"		# MiB per 1 MiB-block throughput run
+: "${BENCH_ZNS_MB:=512}"	# the same on ZNS, which is ten times as fast
 : "${BENCH_APPEND_MB:=1}"	# MiB per 4 KiB append run
 : "${BENCH_SCALE:=1}"		# 0: skip the 75,000- and 300,000-zone measures
 : "${ZBC_HUGE:=}" "${ZNS_DEV:=}"	# absent from an older guest: their rows say so
@@ -287,15 +288,17 @@ scale_run() {
 }
 
 # format_run RUN: the format of the big disk, mkzonefs (ours) against what
-# it cannot do with less (raw): one reset of the whole device, a 4 KiB
-# superblock write at sector 0 (a conventional zone) and a flush. The
-# raw pass goes first, so mkzonefs always leaves a formatted disk.
+# no format can do without (raw): one full zone report (a format must
+# find the offline and read-only zones), one reset of the whole device, a
+# 4 KiB superblock write at sector 0 (a conventional zone) and a flush.
+# The raw pass goes first, so mkzonefs always leaves a formatted disk.
 format_run() {
 	local run=$1 dev=$ZBC_BIG t0
 	mod_unload
 	sync
 	t0=$(now)
-	if blkzone reset "$dev" 2>"$tmp/fmt.err" &&
+	if "$ZONE_REPORT" -c "$dev" >/dev/null 2>"$tmp/fmt.err" &&
+	   blkzone reset "$dev" 2>>"$tmp/fmt.err" &&
 	   dd if=/dev/zero of="$dev" bs=4096 count=1 oflag=direct conv=fsync status=none 2>>"$tmp/fmt.err"; then
 		rec scale.format raw "$run" "$(elapsed "$t0")"
 	else
@@ -382,7 +385,7 @@ scale() {
 	local run t nz
 	SDEV=$ZBC_BIG SP=scale
 	nz=$(cat "/sys/block/${ZBC_BIG#/dev/}/queue/nr_zones")
-	log "scale: $ZBC_BIG, $nz zones: $BENCH_REPS formats (one device-wide reset, then mkzonefs -f)"
+	log "scale: $ZBC_BIG, $nz zones: $BENCH_REPS formats (the floor: zone report, device-wide reset, superblock; then mkzonefs -f)"
 	for run in $(seq "$BENCH_REPS"); do
 		if ! format_run "$run"; then
 			scale_na ours 1 "n/a: the disk could not be formatted"
@@ -447,7 +450,7 @@ tp_setup() {
 	# gets away with it from one thread, and our module then sends a
 	# file's writes one at a time.
 	echo mq-deadline >"/sys/block/${dev#/dev/}/queue/scheduler"
-	nfiles=$(((BENCH_MB + zmb - 1) / zmb))
+	nfiles=$(((tp_mb + zmb - 1) / zmb))
 	files=$(seq -s : -f "$MNT/seq/%g" 0 $((nfiles - 1)))
 	mod_unload
 	"$MKZONEFS" -f "$dev" >"$out/mkzonefs-dev.log" 2>&1
@@ -559,7 +562,7 @@ prepare() {
 # tp_one MEASURE TARGET RUN: one throughput sample.
 tp_one() {
 	local m=$1 t=$2 run=$3 bytes abytes off aoff opts=() where=() kind=write
-	bytes=$((BENCH_MB << 20))
+	bytes=$((tp_mb << 20))
 	abytes=$((BENCH_APPEND_MB << 20))
 	off=$((seq0 * zsec * 512))
 	aoff=$(((seq0 + nfiles) * zsec * 512))
@@ -619,11 +622,13 @@ TP_MEASURES="read_qd1 read_qd8 read_buf write_qd1 write_qd8 append_qd1 append_qd
 # slow patch on a shared host hits all three.
 throughput() {
 	local pfx=$2 run m t order t0
+	tp_mb=$BENCH_MB
+	[ "$pfx" = zns ] && tp_mb=$BENCH_ZNS_MB
 	tp_setup "$1"
-	log "throughput: $dev, $((zsec / 2048)) MiB zones, $nconv conventional, scheduler $(sched "$dev"); $BENCH_MB MiB per run over seq/0..$((nfiles - 1)), appends $BENCH_APPEND_MB MiB in seq/$nfiles"
+	log "throughput: $dev, $((zsec / 2048)) MiB zones, $nconv conventional, scheduler $(sched "$dev"); $tp_mb MiB per run over seq/0..$((nfiles - 1)), appends $BENCH_APPEND_MB MiB in seq/$nfiles"
 	# One unmeasured pass, so that every measured run overwrites blocks
 	# the backing file already holds.
-	fill 0 "$nfiles" $((BENCH_MB << 20))
+	fill 0 "$nfiles" $((tp_mb << 20))
 	fill "$nfiles" 1 $((BENCH_APPEND_MB << 20))
 	for run in $(seq "$BENCH_REPS"); do
 		order=$(run_order "$run")
@@ -790,12 +795,13 @@ main() {
 		[ -z "$ZNS_DEV" ] || echo "zns_dev=$(cat "/sys/block/${ZNS_DEV#/dev/}/queue/nr_zones") zones"
 		echo "reps=$BENCH_REPS"
 		echo "mb=$BENCH_MB"
+		echo "zns_mb=$BENCH_ZNS_MB"
 		echo "append_mb=$BENCH_APPEND_MB"
 		echo "lsm=$BENCH_LSM"
 		echo "lsm_reps=$BENCH_LSM_REPS"
 		echo "lsm_seconds=$BENCH_LSM_SECONDS"
 	} >"$out/guest.env"
-	log "plan: $BENCH_REPS runs each; scale on $ZBC_BIG and $ZBC_HUGE ($([ "$BENCH_SCALE" = 1 ] && echo on || echo off)), throughput on $ZBC_DEV and $ZNS_DEV ($BENCH_MB MiB, appends $BENCH_APPEND_MB MiB); $([ "$BENCH_LSM" = 1 ] && echo "LSM-tree workload on both, $BENCH_LSM_REPS runs of ${BENCH_LSM_SECONDS}s" || echo "no LSM-tree workload"); ours $OURS_KO, stock $STOCK_KO"
+	log "plan: $BENCH_REPS runs each; scale on $ZBC_BIG and $ZBC_HUGE ($([ "$BENCH_SCALE" = 1 ] && echo on || echo off)), throughput on $ZBC_DEV and $ZNS_DEV ($BENCH_MB and $BENCH_ZNS_MB MiB, appends $BENCH_APPEND_MB MiB); $([ "$BENCH_LSM" = 1 ] && echo "LSM-tree workload on both, $BENCH_LSM_REPS runs of ${BENCH_LSM_SECONDS}s" || echo "no LSM-tree workload"); ours $OURS_KO, stock $STOCK_KO"
 	if [ "$BENCH_SCALE" = 1 ]; then
 		t0=$(now)
 		scale

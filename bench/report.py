@@ -46,7 +46,7 @@ LSM_ROWS = [
 # id, label, unit, better, goal. goal: (kind, value) pairs checked on ours.
 MEASURES = [
     ("scale", None, None, None, None),
-    ("scale.format", "mkzonefs -f (raw: device-wide reset + superblock)", "s", "low",
+    ("scale.format", "mkzonefs -f (raw: zone report + reset + superblock)", "s", "low",
      [("raw_ratio_le", 1.2)]),
     ("scale.mount", "mount (raw: one full zone report)", "s", "low",
      [("stock_ratio_le", 0.5), ("raw_ratio_le", 1.1)]),
@@ -249,7 +249,8 @@ def table(outdir):
                             f"per 1 MiB-block run, {genv.get('append_mb', '?')} MiB per append run")
             elif mid == "zns":
                 body.append(f"Throughput, ZNS: QEMU's NVMe ZNS namespace, {genv.get('zns_dev', '?')} "
-                            "of 64 MiB (capacity = size), the same runs")
+                            f"of 64 MiB (capacity = size); {genv.get('zns_mb', genv.get('mb', '?'))} MiB "
+                            "per 1 MiB-block run, the same append runs")
             elif genv.get("lsm") == "0":
                 body.append(f"LSM-tree workload, {'ZBC disk' if mid == 'lsm' else 'ZNS namespace'}: "
                             "not run (BENCH_LSM=0)")

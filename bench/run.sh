@@ -7,7 +7,8 @@
 # results/bench/table.txt and table.md (samples.tsv holds every run).
 #
 # Environment: BENCH_REPS (runs of each measure, default 5), BENCH_MB (MiB
-# per 1 MiB-block throughput run, 64: one zone), BENCH_APPEND_MB (MiB per
+# per 1 MiB-block throughput run, 64: one zone), BENCH_ZNS_MB (the same on
+# the ZNS namespace, 512: it runs at about 1 GB/s), BENCH_APPEND_MB (MiB per
 # 4 KiB append run, 1: 256 appends), BENCH_SCALE (0 skips the 75,000-zone
 # disk), BENCH_PROFILE (0: no perf profiles of the mount and the walk),
 # BENCH_LSM (0 skips the LSM-tree workload, zonefs_lsm), BENCH_LSM_REPS
@@ -22,7 +23,7 @@ export TOP
 # shellcheck source=testbed/config
 . "$TOP/testbed/config"
 
-: "${BENCH_REPS:=5}" "${BENCH_MB:=64}" "${BENCH_APPEND_MB:=1}" "${BENCH_SCALE:=1}"
+: "${BENCH_REPS:=5}" "${BENCH_MB:=64}" "${BENCH_ZNS_MB:=512}" "${BENCH_APPEND_MB:=1}" "${BENCH_SCALE:=1}"
 : "${BENCH_PROFILE:=1}" "${BENCH_LSM:=1}" "${BENCH_LSM_SECONDS:=10}"
 if [ -z "${BENCH_LSM_REPS:-}" ]; then
 	case "$BENCH_REPS" in
@@ -57,13 +58,17 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-case "$BENCH_MB" in
-*[!0-9]* | '') log "error: BENCH_MB must be a number of MiB, not '$BENCH_MB'"; exit 2 ;;
-esac
-if [ "$BENCH_MB" -lt 64 ] || [ $((BENCH_MB % 64)) -ne 0 ]; then
-	log "error: BENCH_MB=$BENCH_MB: the raw runs write whole 64 MiB zones (fio's zbd mode), so it must be a multiple of 64"
-	exit 2
-fi
+# Both throughput disks have 64 zones of 64 MiB; a run's zones and the
+# append zone must fit.
+for v in BENCH_MB BENCH_ZNS_MB; do
+	case "${!v}" in
+	*[!0-9]* | '') log "error: $v must be a number of MiB, not '${!v}'"; exit 2 ;;
+	esac
+	if [ "${!v}" -lt 64 ] || [ $((${!v} % 64)) -ne 0 ] || [ "${!v}" -gt 2048 ]; then
+		log "error: $v=${!v}: the raw runs write whole 64 MiB zones (fio's zbd mode), so it must be a multiple of 64, at most 2048"
+		exit 2
+	fi
+done
 case "$BENCH_LSM" in
 0 | 1) ;;
 *) log "error: BENCH_LSM must be 1 (run the LSM-tree workload) or 0 (skip it), not '$BENCH_LSM'"; exit 2 ;;
@@ -83,13 +88,14 @@ ours=$TOP/module/zonefs.ko
 [ -f "$ours" ] || ours="missing (its rows will say so)"
 others=$(pgrep -c -f '^qemu-system' || true)
 
-log "plan: one guest boot; $BENCH_REPS runs of each measure for ours ($ours), Debian's stock zonefs.ko and the raw device; $([ "$BENCH_SCALE" = 1 ] && echo "75,000-zone disk, ")$BENCH_MB MiB throughput runs, $BENCH_APPEND_MB MiB append runs; $([ "$BENCH_LSM" = 1 ] && echo "LSM-tree workload: $BENCH_LSM_REPS runs of $BENCH_LSM_SECONDS s on each device" || echo "no LSM-tree workload"); table in $out/table.txt"
+log "plan: one guest boot; $BENCH_REPS runs of each measure for ours ($ours), Debian's stock zonefs.ko and the raw device; $([ "$BENCH_SCALE" = 1 ] && echo "75,000-zone disk, ")$BENCH_MB MiB throughput runs ($BENCH_ZNS_MB MiB on ZNS), $BENCH_APPEND_MB MiB append runs; $([ "$BENCH_LSM" = 1 ] && echo "LSM-tree workload: $BENCH_LSM_REPS runs of $BENCH_LSM_SECONDS s on each device" || echo "no LSM-tree workload"); table in $out/table.txt"
 [ "$others" = 0 ] || log "note: $others other QEMU guest(s) running: absolute figures will be low"
 
 mkdir -p "$RESULTS"
 {
 	printf 'BENCH_REPS=%q\n' "$BENCH_REPS"
 	printf 'BENCH_MB=%q\n' "$BENCH_MB"
+	printf 'BENCH_ZNS_MB=%q\n' "$BENCH_ZNS_MB"
 	printf 'BENCH_APPEND_MB=%q\n' "$BENCH_APPEND_MB"
 	printf 'BENCH_SCALE=%q\n' "$BENCH_SCALE"
 	printf 'BENCH_PROFILE=%q\n' "$BENCH_PROFILE"

@@ -73,6 +73,21 @@ MEASURES = [
     ("huge.umount", "umount", "s", "low", None),
     ("huge.ready", "mount + first ls -l, one span (cold)", "s", "low",
      [("stock_ratio_le", 0.8)]),
+    ("million", None, None, None, None),
+    ("million.format", "mkzonefs -f (raw: zone report + reset + superblock)", "s", "low",
+     [("raw_ratio_le", 1.2)]),
+    ("million.mount", "mount (raw: one full zone report)", "s", "low",
+     [("raw_ratio_le", 1.1)]),
+    ("million.mem_mount", "kernel memory after mount", "B/zone", "low",
+     [("abs_le", 40), ("flat", "scale.mem_mount", 0.1)]),
+    ("million.memfree_mount", "  cross-check: MemFree drop", "B/zone", "low", None),
+    ("million.stat", "stat of one file (cold)", "ms", "low", None),
+    ("million.ls", "ls -l seq/ (all files)", "s", "low", None),
+    ("million.mem_walk", "kernel memory after ls -l", "B/zone", "low", None),
+    ("million.mem_drop", "  ... after drop_caches", "B/zone", "low",
+     [("abs_le", 40), ("flat", "scale.mem_drop", 0.1)]),
+    ("million.umount", "umount", "s", "low", None),
+    ("million.ready", "mount + first ls -l, one span (cold)", "s", "low", None),
     ("tp", None, None, None, None),
 ] + [(f"tp.{m}", *row) for m, *row in TP_ROWS] + [
     ("zns", None, None, None, None),
@@ -236,11 +251,20 @@ def table(outdir):
     big, huge = nzones("zbc_big"), nzones("zbc_huge")
     # How many times the zones of the other scale point a row's disk has.
     zones = {"scale.mount": huge / big} if big and huge else {}
+    skip = False
     for mid, label, unit, better, goals in MEASURES:
+        if label is None:
+            # The million-zone point runs only with BENCH_MILLION=1.
+            skip = mid == "million" and not genv.get("zbc_million")
+        if skip:
+            continue
         if label is None:
             if mid == "scale":
                 body.append(f"Scale: {genv.get('zbc_big', '?')}, 64 MiB each, 4 conventional; "
                             "one mkzonefs format per run, shared by both modules")
+            elif mid == "million":
+                body.append(f"Scale, third point (BENCH_MILLION=1): {genv.get('zbc_million', '?')}, "
+                            "4 MiB each, 4 conventional; one format against its floor, one run")
             elif mid == "huge":
                 body.append(f"Scale, second point: {genv.get('zbc_huge', '?')}, 16 MiB each, "
                             "4 conventional; formatted once, up to 3 runs")

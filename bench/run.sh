@@ -13,7 +13,8 @@
 # disk), BENCH_PROFILE (0: no perf profiles of the mount and the walk),
 # BENCH_LSM (0 skips the LSM-tree workload, zonefs_lsm), BENCH_LSM_REPS
 # (its runs, default the smaller of BENCH_REPS and 3), BENCH_LSM_SECONDS
-# (seconds per run, 10), and testbed/config. Under TCG on 2 cores a run
+# (seconds per run, 10), BENCH_MILLION (1 adds the 1,000,000-zone disk),
+# and testbed/config. Under TCG on 2 cores a run
 # took about 15 minutes without the LSM-tree workload; larger sizes make it
 # longer, not more telling.
 set -euo pipefail
@@ -24,7 +25,8 @@ export TOP
 . "$TOP/testbed/config"
 
 : "${BENCH_REPS:=5}" "${BENCH_MB:=64}" "${BENCH_ZNS_MB:=512}" "${BENCH_APPEND_MB:=1}" "${BENCH_SCALE:=1}"
-: "${BENCH_PROFILE:=1}" "${BENCH_LSM:=1}" "${BENCH_LSM_SECONDS:=10}"
+: "${BENCH_PROFILE:=1}" "${BENCH_LSM:=1}" "${BENCH_LSM_SECONDS:=10}" "${BENCH_MILLION:=0}"
+export BENCH_MILLION
 if [ -z "${BENCH_LSM_REPS:-}" ]; then
 	case "$BENCH_REPS" in
 	*[!0-9]* | '') BENCH_LSM_REPS=3 ;;
@@ -69,6 +71,10 @@ for v in BENCH_MB BENCH_ZNS_MB; do
 		exit 2
 	fi
 done
+case "$BENCH_MILLION" in
+0 | 1) ;;
+*) log "error: BENCH_MILLION must be 1 (add the 1,000,000-zone disk) or 0, not '$BENCH_MILLION'"; exit 2 ;;
+esac
 case "$BENCH_LSM" in
 0 | 1) ;;
 *) log "error: BENCH_LSM must be 1 (run the LSM-tree workload) or 0 (skip it), not '$BENCH_LSM'"; exit 2 ;;
@@ -88,7 +94,7 @@ ours=$TOP/module/zonefs.ko
 [ -f "$ours" ] || ours="missing (its rows will say so)"
 others=$(pgrep -c -f '^qemu-system' || true)
 
-log "plan: one guest boot; $BENCH_REPS runs of each measure for ours ($ours), Debian's stock zonefs.ko and the raw device; $([ "$BENCH_SCALE" = 1 ] && echo "75,000-zone disk, ")$BENCH_MB MiB throughput runs ($BENCH_ZNS_MB MiB on ZNS), $BENCH_APPEND_MB MiB append runs; $([ "$BENCH_LSM" = 1 ] && echo "LSM-tree workload: $BENCH_LSM_REPS runs of $BENCH_LSM_SECONDS s on each device" || echo "no LSM-tree workload"); table in $out/table.txt"
+log "plan: one guest boot; $BENCH_REPS runs of each measure for ours ($ours), Debian's stock zonefs.ko and the raw device; $([ "$BENCH_SCALE" = 1 ] && echo "75,000- and 300,000-zone disks, ")$([ "$BENCH_MILLION" = 1 ] && echo "1,000,000-zone disk, ")$BENCH_MB MiB throughput runs ($BENCH_ZNS_MB MiB on ZNS), $BENCH_APPEND_MB MiB append runs; $([ "$BENCH_LSM" = 1 ] && echo "LSM-tree workload: $BENCH_LSM_REPS runs of $BENCH_LSM_SECONDS s on each device" || echo "no LSM-tree workload"); table in $out/table.txt"
 [ "$others" = 0 ] || log "note: $others other QEMU guest(s) running: absolute figures will be low"
 
 mkdir -p "$RESULTS"
@@ -100,6 +106,7 @@ mkdir -p "$RESULTS"
 	printf 'BENCH_SCALE=%q\n' "$BENCH_SCALE"
 	printf 'BENCH_PROFILE=%q\n' "$BENCH_PROFILE"
 	printf 'BENCH_LSM=%q\n' "$BENCH_LSM"
+	printf 'BENCH_MILLION=%q\n' "$BENCH_MILLION"
 	printf 'BENCH_LSM_REPS=%q\n' "$BENCH_LSM_REPS"
 	printf 'BENCH_LSM_SECONDS=%q\n' "$BENCH_LSM_SECONDS"
 } >"$params"

@@ -200,7 +200,8 @@ trap 'on_signal TERM' TERM
 # The disk sets. NAME:LUN:ZONE_MB:CONV:SIZE_MB:LBA:OPEN, one per LUN; NAME
 # becomes the variable (ZBC_DEV, ...) that tells the tests its /dev/sdX.
 # The bench set adds a 75,000-zone disk (4.6 TiB, sparse: about 5 MB used)
-# and a 300,000-zone one of 16 MiB zones (4.6 TiB too).
+# and a 300,000-zone one of 16 MiB zones (4.6 TiB too); BENCH_MILLION=1 a
+# 1,000,000-zone one of 4 MiB zones (3.8 TiB, 64 MB of zone records).
 case "$DISKSET" in
 user) disks="zbc_dev:0:$ZONE_MB:$CONV:$((SIZE_GB * 1024)):$LBA:$OPEN" ;;
 check)
@@ -218,7 +219,10 @@ check)
 	fi
 	disks="zbc_dev:0:$g_zone:$g_conv:$g_size:$g_lba:8 zbc_dev_512:1:16:2:1024:512:8 zbc_dev_nocnv:2:16:0:1024:4096:8"
 	;;
-bench) disks="zbc_dev:0:64:4:4096:4096:8 zbc_big:1:64:4:$((75000 * 64)):4096:128 zbc_huge:2:16:4:$((300000 * 16)):4096:128" ;;
+bench)
+	disks="zbc_dev:0:64:4:4096:4096:8 zbc_big:1:64:4:$((75000 * 64)):4096:128 zbc_huge:2:16:4:$((300000 * 16)):4096:128"
+	[ "${BENCH_MILLION:-0}" != 1 ] || disks+=" zbc_million:3:4:4:$((1000000 * 4)):4096:128"
+	;;
 *) tb_die "DISKSET must be user or check" ;;
 esac
 case "$LBA" in

@@ -213,10 +213,22 @@ static int zonefs_file_truncate(struct inode *inode, loff_t isize)
 
 	if (op == REQ_OP_ZONE_RESET) {
 		z->z_cond = BLK_ZONE_COND_EMPTY;
-		/* A reset zone is closed: keep an explicit open in force. */
-		if ((z->z_flags & ZONEFS_ZONE_OPEN) &&
-		    zonefs_zone_mgmt(inode, REQ_OP_ZONE_OPEN))
-			z->z_flags &= ~ZONEFS_ZONE_OPEN;
+		z->z_flags &= ~ZONEFS_ZONE_OPEN;
+		/*
+		 * A reset zone is closed. With explicit-open, a file open for
+		 * write holds its zone open, also one that was full when the
+		 * file was opened or that filled up since: open it again.
+		 * Else the writes that follow would open it implicitly, and
+		 * it would stay open on the device past the last close,
+		 * where no count of this module sees it.
+		 */
+		if (zi->i_wr_refcnt &&
+		    (READ_ONCE(ZONEFS_SB(inode->i_sb)->s_mount_opts) &
+		     ZONEFS_MNTOPT_EXPLICIT_OPEN) &&
+		    !zonefs_zone_mgmt(inode, REQ_OP_ZONE_OPEN)) {
+			z->z_flags |= ZONEFS_ZONE_OPEN;
+			z->z_cond = BLK_ZONE_COND_EXP_OPEN;
+		}
 	} else {
 		/* A full zone is neither open nor active. */
 		z->z_cond = BLK_ZONE_COND_FULL;

@@ -1556,7 +1556,12 @@ static void zfsx_op_truncate(struct zfsx_file *f)
 		return;
 	if (size == 0) {
 		memset(f->tag, 0, f->nblocks * sizeof(*f->tag));
-		/* SPEC 5: an explicitly open zone stays open once reset. */
+		/*
+		 * SPEC 5: with explicit-open, a file open for write holds its
+		 * zone open, also once reset (and one that was full).
+		 */
+		if (f->seq && f->wrefs && zx.explicit_open)
+			f->zopen = 1;
 	} else if (size > f->size) {
 		/* A finished zone reads what the device has there. */
 		zfsx_set_tags(f, f->size, size - f->size, 0);
@@ -1695,9 +1700,23 @@ static void zfsx_op_rogue(void)
 		zfsx_die("out of memory");
 	memset(buf, 0xa5, (k + 1) * zx.bs);
 	fd = open(zx.dev, O_WRONLY | O_DIRECT);
-	if (fd < 0 || pwrite(fd, buf, k * zx.bs, f->zstart + f->size) !=
-	    k * zx.bs)
-		zfsx_die("rogue write to %s: %s", zx.dev, strerror(errno));
+	if (fd < 0)
+		zfsx_die("open of %s: %s", zx.dev, strerror(errno));
+	ret = pwrite(fd, buf, k * zx.bs, f->zstart + f->size);
+	if (ret < 0 && (errno == ETOOMANYREFS || errno == EOVERFLOW)) {
+		/*
+		 * A device at its open or active zone limit refuses to
+		 * open one more zone, for this writer too: nothing was
+		 * written, and the model stays as it is.
+		 */
+		zfsx_note_more(" -> %s: skipped", zfsx_errname(errno));
+		close(fd);
+		free(buf);
+		return;
+	}
+	if (ret != k * zx.bs)
+		zfsx_die("rogue write to %s: %s", zx.dev,
+			 ret < 0 ? strerror(errno) : "short write");
 	close(fd);
 
 	fd = zfsx_open(f, flags);

@@ -952,6 +952,25 @@ static int zfsx_may_be_refused(void)
 	return act >= (int)zx.max_active;
 }
 
+/*
+ * A FINISH of a zone that is not open needs an open zone of the device
+ * too: with explicit-open, once the files hold as many zones open as the
+ * device allows, the device may refuse it (it has no implicitly open zone
+ * of its own to close instead).
+ */
+static int zfsx_finish_may_be_refused(const struct zfsx_file *f)
+{
+	int i, open = 0;
+
+	if (zfsx_may_be_refused())
+		return 1;
+	if (!zx.explicit_open || !zx.max_wro || !zx.max_active || f->zopen)
+		return 0;
+	for (i = 0; i < zx.nfiles; i++)
+		open += zx.files[i].seq && zx.files[i].zopen;
+	return open >= (int)zx.max_wro;
+}
+
 static void zfsx_allow_refusal(struct zfsx_errs *x)
 {
 	zfsx_allow(x, ETOOMANYREFS);
@@ -1542,7 +1561,7 @@ static void zfsx_op_truncate(struct zfsx_file *f)
 			zfsx_allow(&x, EIO);
 	} else {
 		ok = 1;
-		if (size && size != f->size && zfsx_may_be_refused())
+		if (size && size != f->size && zfsx_finish_may_be_refused(f))
 			zfsx_allow_refusal(&x);
 	}
 	if (pick >= 0)

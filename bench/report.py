@@ -43,54 +43,57 @@ LSM_ROWS = [
     ("read_p99", "LSM: 4 KiB random read, p99", "ms", "low", [("raw_ratio_le", 1.1)]),
 ]
 
+# The measures of each scale point: id, label, unit, better.
+SCALE_ROWS = [
+    ("format", "mkzonefs -f (raw: zone report + reset + superblock)", "s", "low"),
+    ("mount", "mount (raw: one full zone report)", "s", "low"),
+    ("mem_mount", "kernel memory after mount", "B/zone", "low"),
+    ("memfree_mount", "  cross-check: MemFree drop", "B/zone", "low"),
+    ("stat", "stat of one file (cold)", "ms", "low"),
+    ("ls", "ls -l seq/ (all files)", "s", "low"),
+    ("mem_walk", "kernel memory after ls -l", "B/zone", "low"),
+    ("mem_drop", "  ... after drop_caches", "B/zone", "low"),
+    ("umount", "umount", "s", "low"),
+    ("ready", "mount + first ls -l, one span (cold)", "s", "low"),
+]
+
+
+def scale_point(point, goals, labels=None, skip=()):
+    """A scale point's rows: its header, then SCALE_ROWS but those in
+    skip, with the goals (measure: [(kind, value)]) and labels given."""
+    rows = [(point, None, None, None, None)]
+    for m, label, unit, better in SCALE_ROWS:
+        if m not in skip:
+            rows.append((f"{point}.{m}", (labels or {}).get(m, label), unit, better,
+                         goals.get(m)))
+    return rows
+
+
 # id, label, unit, better, goal. goal: (kind, value) pairs checked on ours.
-MEASURES = [
-    ("scale", None, None, None, None),
-    ("scale.format", "mkzonefs -f (raw: zone report + reset + superblock)", "s", "low",
-     [("raw_ratio_le", 1.2)]),
-    ("scale.mount", "mount (raw: one full zone report)", "s", "low",
-     [("stock_ratio_le", 0.5), ("raw_ratio_le", 1.1)]),
-    ("scale.mem_mount", "kernel memory after mount", "B/zone", "low",
-     [("abs_le", 40), ("stock_ratio_le", 0.05)]),
-    ("scale.memfree_mount", "  cross-check: MemFree drop", "B/zone", "low", None),
-    ("scale.stat", "stat of one file (cold)", "ms", "low", [("stock_ratio_le", 1.0)]),
-    ("scale.ls", "ls -l seq/ (all files)", "s", "low", [("stock_ratio_le", 1.0)]),
-    ("scale.mem_walk", "kernel memory after ls -l", "B/zone", "low",
-     [("stock_ratio_le", 1.0)]),
-    ("scale.mem_drop", "  ... after drop_caches", "B/zone", "low", [("abs_le", 40)]),
-    ("scale.umount", "umount", "s", "low", None),
-    ("scale.ready", "mount + first ls -l, one span (cold)", "s", "low",
-     [("stock_ratio_le", 0.8)]),
-    ("huge", None, None, None, None),
-    ("huge.format", "mkzonefs -f", "s", "low", None),
-    ("huge.mount", "mount (raw: one full zone report)", "s", "low",
-     [("raw_ratio_le", 1.1), ("linear", "scale.mount", 1.1)]),
-    ("huge.mem_mount", "kernel memory after mount", "B/zone", "low",
-     [("abs_le", 40), ("flat", "scale.mem_mount", 0.1)]),
-    ("huge.stat", "stat of one file (cold)", "ms", "low", [("stock_ratio_le", 1.0)]),
-    ("huge.ls", "ls -l seq/ (all files)", "s", "low", [("stock_ratio_le", 1.0)]),
-    ("huge.mem_walk", "kernel memory after ls -l", "B/zone", "low",
-     [("stock_ratio_le", 1.0)]),
-    ("huge.mem_drop", "  ... after drop_caches", "B/zone", "low", [("abs_le", 40)]),
-    ("huge.umount", "umount", "s", "low", None),
-    ("huge.ready", "mount + first ls -l, one span (cold)", "s", "low",
-     [("stock_ratio_le", 0.8)]),
-    ("million", None, None, None, None),
-    ("million.format", "mkzonefs -f (raw: zone report + reset + superblock)", "s", "low",
-     [("raw_ratio_le", 1.2)]),
-    ("million.mount", "mount (raw: one full zone report)", "s", "low",
-     [("raw_ratio_le", 1.1)]),
-    ("million.mem_mount", "kernel memory after mount", "B/zone", "low",
-     [("abs_le", 40), ("flat", "scale.mem_mount", 0.1)]),
-    ("million.memfree_mount", "  cross-check: MemFree drop", "B/zone", "low", None),
-    ("million.stat", "stat of one file (cold)", "ms", "low", None),
-    ("million.ls", "ls -l seq/ (all files)", "s", "low", None),
-    ("million.mem_walk", "kernel memory after ls -l", "B/zone", "low",
-     [("stock_ratio_le", 1.0)]),
-    ("million.mem_drop", "  ... after drop_caches", "B/zone", "low",
-     [("abs_le", 40), ("flat", "scale.mem_drop", 0.1)]),
-    ("million.umount", "umount", "s", "low", None),
-    ("million.ready", "mount + first ls -l, one span (cold)", "s", "low", None),
+MEASURES = scale_point("scale", {
+    "format": [("raw_ratio_le", 1.2)],
+    "mount": [("stock_ratio_le", 0.5), ("raw_ratio_le", 1.1)],
+    "mem_mount": [("abs_le", 40), ("stock_ratio_le", 0.05)],
+    "stat": [("stock_ratio_le", 1.0)],
+    "ls": [("stock_ratio_le", 1.0)],
+    "mem_walk": [("stock_ratio_le", 1.0)],
+    "mem_drop": [("abs_le", 40)],
+    "ready": [("stock_ratio_le", 0.8)],
+}) + scale_point("huge", {
+    "mount": [("raw_ratio_le", 1.1), ("linear", "scale.mount", 1.1)],
+    "mem_mount": [("abs_le", 40), ("flat", "scale.mem_mount", 0.1)],
+    "stat": [("stock_ratio_le", 1.0)],
+    "ls": [("stock_ratio_le", 1.0)],
+    "mem_walk": [("stock_ratio_le", 1.0)],
+    "mem_drop": [("abs_le", 40)],
+    "ready": [("stock_ratio_le", 0.8)],
+}, labels={"format": "mkzonefs -f"}, skip=("memfree_mount",)) + scale_point("million", {
+    "format": [("raw_ratio_le", 1.2)],
+    "mount": [("raw_ratio_le", 1.1)],
+    "mem_mount": [("abs_le", 40), ("flat", "scale.mem_mount", 0.1)],
+    "mem_walk": [("stock_ratio_le", 1.0)],
+    "mem_drop": [("abs_le", 40), ("flat", "scale.mem_drop", 0.1)],
+}) + [
     ("tp", None, None, None, None),
 ] + [(f"tp.{m}", *row) for m, *row in TP_ROWS] + [
     ("zns", None, None, None, None),

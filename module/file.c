@@ -224,11 +224,8 @@ static int zonefs_file_truncate(struct inode *inode, loff_t isize)
 		 */
 		if (zi->i_wr_refcnt &&
 		    (READ_ONCE(ZONEFS_SB(inode->i_sb)->s_mount_opts) &
-		     ZONEFS_MNTOPT_EXPLICIT_OPEN) &&
-		    !zonefs_zone_mgmt(inode, REQ_OP_ZONE_OPEN)) {
-			z->z_flags |= ZONEFS_ZONE_OPEN;
-			z->z_cond = BLK_ZONE_COND_EXP_OPEN;
-		}
+		     ZONEFS_MNTOPT_EXPLICIT_OPEN))
+			zonefs_zone_open_explicit(inode);
 	} else {
 		/* A full zone is neither open nor active. */
 		z->z_cond = BLK_ZONE_COND_FULL;
@@ -1174,11 +1171,9 @@ static int zonefs_seq_file_write_open(struct inode *inode)
 	/* A full zone cannot be opened; it needs no open either. */
 	if (i_size_read(inode) < zi->i_max_size &&
 	    !(z->z_flags & ZONEFS_ZONE_OPEN)) {
-		ret = zonefs_zone_mgmt(inode, REQ_OP_ZONE_OPEN);
+		ret = zonefs_zone_open_explicit(inode);
 		if (ret)
 			goto dec_wro;
-		z->z_flags |= ZONEFS_ZONE_OPEN;
-		z->z_cond = BLK_ZONE_COND_EXP_OPEN;
 		zonefs_zone_update_active(sb, zi->i_zidx);
 	}
 

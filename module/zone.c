@@ -431,6 +431,29 @@ void zonefs_zone_resync(struct inode *inode, enum zonefs_error err)
 }
 
 /**
+ * zonefs_zone_open_explicit() - open a file's zone for its writers
+ * @inode:	the file's inode, a sequential file
+ *
+ * Sends OPEN ZONE; on success the zone is flagged as held open by this
+ * module. The caller recounts the zone as active.
+ *
+ * Context: the file's i_truncate_mutex held.
+ * Return: 0 or -errno (the device refused: the zone is as it was).
+ */
+int zonefs_zone_open_explicit(struct inode *inode)
+{
+	struct zonefs_zone *z = zonefs_inode_zone(inode);
+	int ret;
+
+	ret = zonefs_zone_mgmt(inode, REQ_OP_ZONE_OPEN);
+	if (ret)
+		return ret;
+	z->z_flags |= ZONEFS_ZONE_OPEN;
+	z->z_cond = BLK_ZONE_COND_EXP_OPEN;
+	return 0;
+}
+
+/**
  * zonefs_zone_close_explicit() - give back a file's explicit zone open
  * @inode:	a sequential file whose zone this module opened explicitly
  *

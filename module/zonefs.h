@@ -427,6 +427,7 @@ int zonefs_zone_mgmt(struct inode *inode, enum req_op op);
 void zonefs_zone_set_wpoff(struct inode *inode, loff_t size);
 void zonefs_zone_update_active(struct super_block *sb, unsigned int zidx);
 void zonefs_zone_resync(struct inode *inode, enum zonefs_error err);
+int zonefs_zone_open_explicit(struct inode *inode);
 bool zonefs_zone_close_explicit(struct inode *inode);
 void zonefs_note_error(struct inode *inode, enum zonefs_error err, bool issuer);
 void zonefs_recover(struct inode *inode, enum zonefs_error err);

@@ -452,6 +452,14 @@ elapsed=$(($(date +%s) - t0))
 rc=$(tr -dc '0-9' <"$run_dir/exit_code")
 if [ "$qrc" = 124 ]; then
 	tb_log "guest run TIMED OUT after ${elapsed}s; console log: $run_dir/console.log"
+	# Where it stopped: the last test marker, and what the kernel said
+	# after it (a hung task, a stall, a lockup reports itself there).
+	if [ -s "$run_dir/kmsg.log" ]; then
+		tb_log "the end of the guest's kernel log ($run_dir/kmsg.log):"
+		awk '/zonefs-test: (start|done) / { m = NR } { l[NR] = $0 }
+			END { s = m ? m : 1; if (NR - s >= 40) s = NR - 39; for (i = s; i <= NR; i++) print "    " l[i] }' \
+			"$run_dir/kmsg.log" >&2
+	fi
 	exit 124
 elif [ -z "$rc" ]; then
 	tb_log "guest CRASHED after ${elapsed}s (qemu rc $qrc, no exit status); console log: $run_dir/console.log"

@@ -154,6 +154,22 @@ static int zonefs_truncate_check(struct inode *inode)
 }
 
 /*
+ * Whether a truncation to @isize has nothing to send: the file is already
+ * empty or full, and its zone holds just what the file has. Not so when
+ * the device's write pointer was found past the size (data errors= kept
+ * out of the file: the user resets the zone to write it again), nor for
+ * an empty zone left closed, which ZNS counts as active until a reset.
+ */
+static bool zonefs_truncate_is_noop(struct inode *inode, loff_t isize)
+{
+	struct zonefs_zone *z = zonefs_inode_zone(inode);
+
+	if (isize != i_size_read(inode) || (z->z_flags & ZONEFS_ZONE_FOREIGN))
+		return false;
+	return isize || z->z_cond != BLK_ZONE_COND_CLOSED;
+}
+
+/*
  * Truncation of a sequential file to 0 resets its zone and truncation to
  * its capacity finishes it. Nothing else can change a file's size.
  */
@@ -183,8 +199,7 @@ static int zonefs_file_truncate(struct inode *inode, loff_t isize)
 	if (ret)
 		goto unlock;
 
-	/* Already empty or full: there is nothing to send. */
-	if (isize == i_size_read(inode))
+	if (zonefs_truncate_is_noop(inode, isize))
 		goto unlock;
 
 	/*
@@ -211,6 +226,7 @@ static int zonefs_file_truncate(struct inode *inode, loff_t isize)
 		goto unlock;
 	}
 
+	z->z_flags &= ~ZONEFS_ZONE_FOREIGN;
 	if (op == REQ_OP_ZONE_RESET) {
 		z->z_cond = BLK_ZONE_COND_EMPTY;
 		z->z_flags &= ~ZONEFS_ZONE_OPEN;

@@ -408,9 +408,10 @@ static void zonefs_file_take_size(struct inode *inode, loff_t size)
 void zonefs_zone_resync(struct inode *inode, enum zonefs_error err)
 {
 	struct zonefs_inode_info *zi = ZONEFS_I(inode);
+	struct zonefs_zone *z = zonefs_inode_zone(inode);
 	bool seq = zonefs_inode_is_seq(inode);
+	loff_t isize, dsize, reported;
 	struct blk_zone zone;
-	loff_t isize, dsize;
 
 	lockdep_assert_held_write(&inode->i_rwsem);
 	lockdep_assert_held(&zi->i_truncate_mutex);
@@ -420,6 +421,7 @@ void zonefs_zone_resync(struct inode *inode, enum zonefs_error err)
 
 	isize = i_size_read(inode);
 	dsize = zonefs_report_data_size(inode, &zone);
+	reported = dsize;
 	if (zonefs_zone_went_bad(inode, &zone) ||
 	    zonefs_error_is_device(err, seq, isize, zi->i_wpoffset, dsize))
 		dsize = zonefs_apply_policy(inode, &zone, isize, dsize);
@@ -428,6 +430,10 @@ void zonefs_zone_resync(struct inode *inode, enum zonefs_error err)
 	/* Else what a write sent before it failed locally is its own. */
 
 	zonefs_file_take_size(inode, dsize);
+	if (seq && reported > dsize)
+		z->z_flags |= ZONEFS_ZONE_FOREIGN;
+	else
+		z->z_flags &= ~ZONEFS_ZONE_FOREIGN;
 }
 
 /**

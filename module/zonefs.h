@@ -44,6 +44,9 @@
  * ZONEFS_ZONE_MOUNT_NODATA: found open or closed with its write pointer at
  * its start by the mount's zone report; cleared once the mount has reset
  * it (zonefs_close_open_zones()).
+ * ZONEFS_ZONE_FOREIGN: the device's write pointer was found past the file's
+ * size, with data the file did not write that errors= kept out of it; a
+ * truncation then resets or finishes the zone even at the same size.
  */
 #define ZONEFS_ZONE_SEQ		(1U << 0)
 #define ZONEFS_ZONE_OFFLINE	(1U << 1)
@@ -52,6 +55,7 @@
 #define ZONEFS_ZONE_OPEN	(1U << 4)
 #define ZONEFS_ZONE_ACTIVE	(1U << 5)
 #define ZONEFS_ZONE_MOUNT_NODATA	(1U << 6)
+#define ZONEFS_ZONE_FOREIGN	(1U << 7)
 
 /**
  * struct zonefs_zone - what is kept in memory for each zone of the device

@@ -7,7 +7,8 @@
  *	zfsx --dir MNT [--seed N] [--ops N] [--files LIST] [--explicit-open]
  *	     [--procs N] [--seconds S] [--spec-buffers] [--no-queued-faults]
  *	     [--block-reads]
- *	     [--rogue N [--errors MODE]] [--log N] [--verbose]
+ *	     [--rogue N [--events LIST] [--cond-cmd CMD]] [--errors MODE]
+ *	     [--remount N] [--log N] [--verbose]
  *
  * DESCRIPTION
  *	zfsx runs a random sequence of operations, drawn from --seed, against
@@ -36,7 +37,12 @@
  *	capacity and to other sizes, fsync, buffered writes, mmap reads and
  *	shared writes, open and close of long-lived descriptors, chmod and
  *	chown (checked by stat and by opening as another user), stat,
- *	drop_caches and the sysfs counters.
+ *	drop_caches and the sysfs counters; with --remount, remounts
+ *	read-only and read-write with explicit-open turned on or off; with
+ *	--rogue, device events behind the mount: a rogue write at a zone's
+ *	write pointer, a zone reset, a zone made read-only or offline, each
+ *	found by the file's next write or truncation, after which the model
+ *	applies SPEC 5 for the zone's condition and the errors= mode.
  *
  *	With --procs N, N forked workers each own a distinct part of the
  *	files (each with its own model and seed), and, when a sequential file
@@ -67,13 +73,29 @@
  *				sector, and reads a buffer segment that starts
  *				inside a block as zeros
  *	-r, --rogue N		with one process: N in 1000 operations are a
- *				device event, a rogue write to the raw device
- *				at a zone's write pointer, found by the file's
- *				next write (SPEC section 5)
+ *				device event of a kind from --events, found
+ *				at once by the file's next write (SPEC 5)
+ *	-k, --events LIST	the kinds of device events, comma-separated:
+ *				write (a rogue write to the raw device at a
+ *				zone's write pointer; the default), reset (a
+ *				BLKRESETZONE of the zone: the write pointer
+ *				behind the size), readonly and offline (the
+ *				target reports the zone so; need --cond-cmd)
+ *	-c, --cond-cmd CMD	a command that sets a zone's condition behind
+ *				the initiator's back, run as "CMD ZONE cond
+ *				COND" (ZONE the zone's index on the device,
+ *				COND readonly or offline): the testbed's
+ *				zbc-zone with its backing file. The zones
+ *				stay so.
  *	-E, --errors MODE	the mount's errors= mode, which decides what
  *				the model does then (default remount-ro)
+ *	-m, --remount N		with one process: N in 1000 operations are a
+ *				remount, read-only or read-write, with the
+ *				same errors= mode and explicit-open sometimes
+ *				turned on or off (EBUSY to read-only while a
+ *				file is open for write)
  *	-l, --log N		operations shown before a divergence (20)
- *	-v, --verbose		print every operation
+ *	-v, --verbose		print every operation and its outcome
  *	-h, --help		this text
  *
  * OUTPUT
@@ -100,6 +122,7 @@
 #include <liburing.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
@@ -147,7 +170,9 @@ struct zfsx_file {
 	int nfds;
 	int wrefs;			/* descriptors open for write */
 	int zopen;			/* maybe explicitly opened (active) */
-	int rogue;			/* the zone holds data past the size */
+	int zkeep;			/* closed empty on a read-only mount:
+					   may stay active (ZNS) */
+	long long rogue;		/* bytes the zone holds past the size */
 	long long zstart;		/* zone start on the device (bytes) */
 	int zro;			/* errors=zone-ro made it read-only */
 	int offline;			/* errors=zone-offline took it */
@@ -170,7 +195,10 @@ struct zfsx {
 	long long ops;
 	const char *files_arg;
 	int explicit_open;
-	int rogue;			/* writes behind the mount, per mille */
+	int rogue;			/* device events, per mille */
+	unsigned int events;		/* which (1 << enum zfsx_event) */
+	const char *cond_cmd;		/* sets a zone's condition */
+	int remount;			/* remounts, per mille */
 	const char *errors;		/* the mount's errors= mode */
 	int procs;
 	int seconds;
@@ -186,6 +214,7 @@ struct zfsx {
 	unsigned int dma_mask;		/* device DMA alignment mask */
 	unsigned int max_wro;		/* max_wro_seq_files, 0: none */
 	unsigned int max_active;
+	long long zone_sectors;
 	/* model of the mount */
 	struct zfsx_file files[ZFSX_MAX_FILES];
 	int nfiles;
@@ -197,6 +226,7 @@ struct zfsx {
 	int worker;			/* -1: single process */
 	uint64_t rng;
 	long long opno;
+	long long lastlog;		/* the last operation noted, or -1 */
 	time_t deadline;
 	char log[ZFSX_LOG_MAX][ZFSX_LINE];
 	char cur[ZFSX_LINE];
@@ -206,6 +236,19 @@ struct zfsx {
 };
 
 static struct zfsx zx;
+
+/* Device events (--events), changes behind the mount. */
+enum zfsx_event {
+	ZFSX_EV_WRITE,		/* a rogue write at the write pointer */
+	ZFSX_EV_RESET,		/* a zone reset: the write pointer behind */
+	ZFSX_EV_READONLY,	/* the zone made read-only (--cond-cmd) */
+	ZFSX_EV_OFFLINE,	/* the zone made offline (--cond-cmd) */
+	ZFSX_NR_EVENTS
+};
+
+static const char *const zfsx_event_names[] = {
+	"write", "reset", "readonly", "offline",
+};
 
 static const char *zfsx_errname(int err)
 {
@@ -242,6 +285,10 @@ static void zfsx_note(const char *fmt, ...)
 	va_list ap;
 	int n;
 
+	/* --verbose: each operation once it is done, with its outcomes. */
+	if (zx.verbose && zx.lastlog >= 0)
+		fprintf(stderr, "%s\n", zx.log[zx.lastlog % ZFSX_LOG_MAX]);
+	zx.lastlog = zx.opno;
 	if (zx.worker >= 0)
 		n = snprintf(zx.cur, sizeof(zx.cur), "w%d#%lld ", zx.worker,
 			     zx.opno);
@@ -251,8 +298,6 @@ static void zfsx_note(const char *fmt, ...)
 	vsnprintf(zx.cur + n, sizeof(zx.cur) - n, fmt, ap);
 	va_end(ap);
 	memcpy(zx.log[zx.opno % ZFSX_LOG_MAX], zx.cur, ZFSX_LINE);
-	if (zx.verbose)
-		fprintf(stderr, "%s\n", zx.cur);
 }
 
 /* Append the outcome to the current operation's log line. */
@@ -287,7 +332,7 @@ static void zfsx_replay_cmd(FILE *out)
 		if (!strncmp(a, "--seed=", 7) || !strncmp(a, "--ops=", 6) ||
 		    !strncmp(a, "--seconds=", 10))
 			continue;
-		fprintf(out, " %s", a);
+		fprintf(out, strchr(a, ' ') ? " '%s'" : " %s", a);
 	}
 	fprintf(out, "\n");
 }
@@ -612,6 +657,7 @@ static void zfsx_zone_of(struct zfsx_file *f, ino_t ino)
 	int fd;
 
 	zsect = zfsx_read_num("/sys/block/%s/queue/chunk_sectors", zx.devname);
+	zx.zone_sectors = zsect;
 	fd = open(zx.dev, O_RDONLY);
 	rep = calloc(1, sizeof(*rep) + sizeof(struct blk_zone));
 	if (fd < 0 || !rep || zsect <= 0)
@@ -792,6 +838,13 @@ static void zfsx_close(struct zfsx_file *f, int fd, int flags)
 		zfsx_diverge("close of %s: %s", f->name, zfsx_errname(errno));
 	if (f->seq && zfsx_writable(flags) && !--f->wrefs) {
 		zx.nwro--;
+		/*
+		 * SPEC 5: a read-only file system resets no zone, and ZNS
+		 * keeps a zone closed with no data active, until it is
+		 * written or reset, also after a remount read-write.
+		 */
+		if (f->zopen)
+			f->zkeep = !f->size && zx.rdonly;
 		f->zopen = 0;
 	}
 }
@@ -908,7 +961,7 @@ static void zfsx_op_sysfs(void)
 		if (f->size > 0 || f->rogue) {
 			lo++;
 			hi++;
-		} else if (f->zopen) {
+		} else if (f->zopen || f->zkeep) {
 			hi++;
 		}
 	}
@@ -919,9 +972,20 @@ static void zfsx_op_sysfs(void)
 	if (wro < zfsx_nwro_good() || wro > zx.nwro)
 		zfsx_diverge("nr_wro_seq_files is %lld, the model has %d..%d",
 			     wro, zfsx_nwro_good(), zx.nwro);
-	if (act < lo || act > hi)
+	if (act < lo || act > hi) {
+		printf("zfsx: the model's sequential files (name size open-for-write explicitly-open closed-empty rogue-bytes):\n");
+		for (i = 0; i < zx.nfiles; i++) {
+			struct zfsx_file *f = &zx.files[i];
+
+			if (f->seq)
+				printf("  %s %lld %d %d %d %lld%s%s\n", f->name,
+				       f->size, f->wrefs, f->zopen, f->zkeep,
+				       f->rogue, f->zro ? " read-only" : "",
+				       f->offline ? " offline" : "");
+		}
 		zfsx_diverge("nr_active_seq_files is %lld, the model has %lld..%lld",
 			     act, lo, hi);
+	}
 }
 
 /*
@@ -946,7 +1010,7 @@ static int zfsx_may_be_refused(void)
 		struct zfsx_file *f = &zx.files[i];
 
 		if (f->seq && f->size < f->cap && !f->zro && !f->offline &&
-		    (f->size > 0 || f->rogue || f->zopen))
+		    (f->size > 0 || f->rogue || f->zopen || f->zkeep))
 			act++;
 	}
 	return act >= (int)zx.max_active;
@@ -1573,6 +1637,7 @@ static void zfsx_op_truncate(struct zfsx_file *f)
 	zx.cnt->truncs++;
 	if (ret < 0)
 		return;
+	f->zkeep = 0;
 	if (size == 0) {
 		memset(f->tag, 0, f->nblocks * sizeof(*f->tag));
 		/*
@@ -1675,107 +1740,360 @@ static void zfsx_op_mmap(struct zfsx_file *f)
 	zfsx_close(f, fd, flags);
 }
 
+/* ---- device events and remounts ---- */
+
 /*
- * A device event: a rogue writer writes 1 to 4 blocks to the raw device at
- * the write pointer of a sequential file's zone, behind the mount. The
- * next write of the file, at its own idea of the write pointer, is then
- * refused by the device (EIO, or EREMOTEIO for the SCSI unaligned write
- * error), and SPEC 5 applies the mount's errors= mode, the device's write
- * pointer being above the size: remount-ro and zone-ro keep the size,
- * repair takes the write pointer, zone-offline makes it 0; remount-ro
- * makes the whole file system read-only, zone-ro takes the file's write
- * bits, zone-offline makes its mode 000 and fails every I/O.
+ * SPEC 5: the model once the module has learned from the device's report,
+ * after a failed I/O of @f, that the zone is in condition @ev (read-only,
+ * offline, or good for the other events) and holds @dsize bytes of data.
+ * The zone's own condition wins; then the mount's errors= mode: a write
+ * pointer below the size always lowers the size, one above it is taken by
+ * errors=repair only. errors=remount-ro makes the file system read-only.
  */
-static void zfsx_op_rogue(void)
+static void zfsx_model_error(struct zfsx_file *f, enum zfsx_event ev,
+			     long long dsize)
 {
-	int i, n = 0, idx[ZFSX_MAX_FILES], fd, flags = O_WRONLY | O_DIRECT;
-	long long k, ret;
-	struct zfsx_errs x = { 0 };
-	struct zfsx_file *f;
-	struct statvfs sv;
-	unsigned char *buf;
-	struct stat st;
-
-	for (i = 0; i < zx.nfiles; i++) {
-		f = &zx.files[i];
-		if (f->seq && !f->shared && !f->zro && !f->offline &&
-		    f->size + 8LL * zx.bs <= f->cap)
-			idx[n++] = i;
-	}
-	if (!n || zx.rdonly)
-		return;
-	f = &zx.files[idx[zfsx_below(n)]];
-	k = 1 + zfsx_below(4);
-	zfsx_note("rogue write of %lld blocks to %s at the write pointer %lld, then a write",
-		  k, f->name, f->size);
-	/* Only when the write that finds it can be made. */
-	if (!zfsx_may_open(f, flags) ||
-	    (zx.explicit_open && zx.max_wro && !f->wrefs &&
-	     zx.nwro >= (int)zx.max_wro)) {
-		zfsx_note_more(" skipped");
-		return;
-	}
-	if (posix_memalign((void **)&buf, ZFSX_PAGE, (k + 1) * zx.bs))
-		zfsx_die("out of memory");
-	memset(buf, 0xa5, (k + 1) * zx.bs);
-	fd = open(zx.dev, O_WRONLY | O_DIRECT);
-	if (fd < 0)
-		zfsx_die("open of %s: %s", zx.dev, strerror(errno));
-	ret = pwrite(fd, buf, k * zx.bs, f->zstart + f->size);
-	if (ret < 0 && (errno == ETOOMANYREFS || errno == EOVERFLOW)) {
-		/*
-		 * A device at its open or active zone limit refuses to
-		 * open one more zone, for this writer too: nothing was
-		 * written, and the model stays as it is.
-		 */
-		zfsx_note_more(" -> %s: skipped", zfsx_errname(errno));
-		close(fd);
-		free(buf);
-		return;
-	}
-	if (ret != k * zx.bs)
-		zfsx_die("rogue write to %s: %s", zx.dev,
-			 ret < 0 ? strerror(errno) : "short write");
-	close(fd);
-
-	fd = zfsx_open(f, flags);
-	if (fd < 0) {
-		free(buf);
-		return;
-	}
-	zfsx_allow(&x, EIO);
-	zfsx_allow(&x, EREMOTEIO);
-	ret = pwrite(fd, buf, zx.bs, f->size);
-	zfsx_check("write after the rogue write", ret < 0 ? -errno : ret, &x,
-		   0);
-	free(buf);
-	zx.cnt->writes++;
-	if (!strcmp(zx.errors, "remount-ro")) {
-		zx.rdonly = 1;
-		f->rogue = 1;
-	} else if (!strcmp(zx.errors, "zone-ro")) {
-		f->zro = 1;
-		f->mode &= ~0222;
-	} else if (!strcmp(zx.errors, "zone-offline")) {
+	if (ev == ZFSX_EV_OFFLINE || !strcmp(zx.errors, "zone-offline")) {
 		f->offline = 1;
 		f->mode = 0;
 		f->size = 0;
-		memset(f->tag, 0, f->nblocks * sizeof(*f->tag));
-	} else {
-		/* repair: the size is the device's write pointer. */
-		zfsx_set_tags(f, f->size, k * zx.bs, 0);
-		f->size += k * zx.bs;
+	} else if (ev == ZFSX_EV_READONLY || !strcmp(zx.errors, "zone-ro")) {
+		f->zro = 1;
+		f->mode &= ~0222;
+		if (dsize < f->size)
+			f->size = dsize;
+	} else if (!strcmp(zx.errors, "repair") && dsize > f->size) {
+		zfsx_set_tags(f, f->size, dsize - f->size, 0);
+		f->size = dsize;
+	} else if (dsize < f->size) {
+		f->size = dsize;
 	}
-	if (fstat(fd, &st) || st.st_size != f->size)
-		zfsx_diverge("size of %s after errors=%s: %lld, the model has %lld",
-			     f->name, zx.errors, (long long)st.st_size,
-			     f->size);
+	f->rogue = f->offline || f->zro || dsize <= f->size ? 0 :
+		   dsize - f->size;
+	zfsx_set_tags(f, f->size, f->cap - f->size, 0);
+	if (!strcmp(zx.errors, "remount-ro"))
+		zx.rdonly = 1;
+}
+
+/* Check the file's size and the mount's state after a device error. */
+static void zfsx_check_error(struct zfsx_file *f, const char *what)
+{
+	struct statvfs sv;
+
+	zfsx_check_stat(f, what);
 	if (statvfs(zx.dir, &sv) || !!(sv.f_flag & ST_RDONLY) != zx.rdonly)
-		zfsx_diverge("after errors=%s the file system is %s", zx.errors,
-			     (sv.f_flag & ST_RDONLY) ? "read-only" :
-			     "read-write");
-	zfsx_close(f, fd, flags);
-	zfsx_check_stat(f, "after the device error");
+		zfsx_diverge("%s (errors=%s) the file system is %s", what,
+			     zx.errors, (sv.f_flag & ST_RDONLY) ?
+			     "read-only" : "read-write");
+}
+
+/*
+ * A write of one block at @f's size, which the device must refuse: its
+ * zone changed behind the mount. Returns 1 if it was refused as a device
+ * error (EIO, or EREMOTEIO for the SCSI unaligned write), with its
+ * descriptor in @fdp for the caller to close once the model has the error
+ * (a last close depends on it), 0 if it could not be made (the file's
+ * first open for write would pass the open zone limit, or the device had
+ * no open or active zone to spare: SPEC 5, no policy then).
+ */
+static int zfsx_write_to_find(struct zfsx_file *f, int refusable, int *fdp)
+{
+	int flags = O_WRONLY | O_DIRECT, fd;
+	struct zfsx_errs x = { 0 };
+	unsigned char *buf;
+	long long ret;
+
+	if (!zfsx_may_open(f, flags) ||
+	    (zx.explicit_open && zx.max_wro && !f->wrefs &&
+	     zx.nwro >= (int)zx.max_wro))
+		return 0;
+	fd = zfsx_open(f, flags);
+	if (fd < 0)
+		return 0;
+	if (posix_memalign((void **)&buf, ZFSX_PAGE, zx.bs))
+		zfsx_die("out of memory");
+	memset(buf, 0x5a, zx.bs);
+	zfsx_allow(&x, EIO);
+	zfsx_allow(&x, EREMOTEIO);
+	if (refusable)
+		zfsx_allow_refusal(&x);
+	ret = pwrite(fd, buf, zx.bs, f->size);
+	ret = ret < 0 ? -errno : ret;
+	zfsx_note_more(" write at %lld", f->size);
+	zfsx_check("write to a changed zone", ret, &x, 0);
+	free(buf);
+	zx.cnt->writes++;
+	if (ret != -EIO && ret != -EREMOTEIO) {
+		zfsx_close(f, fd, flags);
+		return 0;
+	}
+	*fdp = fd;
+	return 1;
+}
+
+/* Run the --cond-cmd: "CMD ZONE cond COND", ZONE the zone's index. */
+static void zfsx_set_cond(struct zfsx_file *f, const char *cond)
+{
+	struct blk_zone_range range = {
+		.sector = f->zstart >> 9,
+		.nr_sectors = zx.zone_sectors,
+	};
+	char cmd[2 * PATH_MAX];
+	int status, fd;
+
+	/*
+	 * The target keeps the zone's state in the table this command
+	 * changes: an open zone that it closes to open another would lose
+	 * the condition set here. Close it first.
+	 */
+	fd = open(zx.dev, O_WRONLY);
+	if (fd < 0 || ioctl(fd, BLKCLOSEZONE, &range))
+		zfsx_die("close of the zone of %s on %s: %s", f->name, zx.dev,
+			 strerror(errno));
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "%s %lld cond %s >/dev/null", zx.cond_cmd,
+		 f->zstart / 512 / zx.zone_sectors, cond);
+	fflush(stdout);
+	status = system(cmd);
+	if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status))
+		zfsx_die("'%s' failed", cmd);
+}
+
+/* What the device does for a rogue write or reset; 0 if it would not. */
+static int zfsx_raw_change(struct zfsx_file *f, enum zfsx_event ev,
+			   long long len)
+{
+	struct blk_zone_range range;
+	unsigned char *buf;
+	long long ret;
+	int fd;
+
+	fd = open(zx.dev, O_WRONLY | O_DIRECT);
+	if (fd < 0)
+		zfsx_die("open of %s: %s", zx.dev, strerror(errno));
+	if (ev == ZFSX_EV_RESET) {
+		range.sector = f->zstart >> 9;
+		range.nr_sectors = zx.zone_sectors;
+		if (ioctl(fd, BLKRESETZONE, &range))
+			zfsx_die("reset of the zone of %s on %s: %s", f->name,
+				 zx.dev, strerror(errno));
+		close(fd);
+		return 1;
+	}
+	if (posix_memalign((void **)&buf, ZFSX_PAGE, len))
+		zfsx_die("out of memory");
+	memset(buf, 0xa5, len);
+	ret = pwrite(fd, buf, len, f->zstart + f->size);
+	free(buf);
+	close(fd);
+	/*
+	 * A device at its open or active zone limit refuses to open one
+	 * more zone, for this writer too: nothing was written.
+	 */
+	if (ret < 0 && (errno == ETOOMANYREFS || errno == EOVERFLOW)) {
+		zfsx_note_more(" -> %s: skipped", zfsx_errname(errno));
+		return 0;
+	}
+	if (ret != len)
+		zfsx_die("rogue write to %s: %s", zx.dev,
+			 ret < 0 ? strerror(errno) : "short write");
+	return 1;
+}
+
+/*
+ * A device event on a sequential file's zone, behind the mount, found at
+ * once by the file's next write (or, for a zone made read-only or
+ * offline, by a truncation to 0, which reports the zone before it resets
+ * it), after which SPEC 5 applies (zfsx_model_error()):
+ *   write     a rogue writer writes 1 to 4 blocks at the write pointer:
+ *             the device holds more than the size;
+ *   reset     the zone is reset: the write pointer is behind the size;
+ *   readonly  the target reports the zone read-only (--cond-cmd);
+ *   offline   the target reports the zone offline (--cond-cmd);
+ * the last two with a rogue write first when a write is to find them.
+ */
+static void zfsx_op_event(void)
+{
+	int i, n = 0, idx[ZFSX_MAX_FILES], by_trunc, nev = 0, fd = -1;
+	enum zfsx_event evs[ZFSX_NR_EVENTS], ev;
+	struct zfsx_errs x = { 0 };
+	long long k, dsize, ret;
+	struct zfsx_file *f;
+
+	for (i = 0; i < ZFSX_NR_EVENTS; i++)
+		if (zx.events & (1U << i))
+			evs[nev++] = i;
+	/* One kind: no draw, so that the sequences of --rogue stay. */
+	ev = nev > 1 ? evs[zfsx_below(nev)] : evs[0];
+	for (i = 0; i < zx.nfiles; i++) {
+		f = &zx.files[i];
+		if (f->seq && !f->shared && !f->zro && !f->offline &&
+		    !f->rogue && f->size + 8LL * zx.bs <= f->cap &&
+		    (ev != ZFSX_EV_RESET || f->size > 0))
+			idx[n++] = i;
+	}
+	if (!n || zx.rdonly) {
+		zfsx_note("device event %s: no file for it%s",
+			  zfsx_event_names[ev],
+			  zx.rdonly ? " (read-only)" : "");
+		return;
+	}
+	f = &zx.files[idx[zfsx_below(n)]];
+	k = 1 + zfsx_below(4);
+	/*
+	 * A truncation to 0 of an empty file asks the device nothing. The
+	 * target takes an OPEN ZONE whatever the zone's condition, which
+	 * then is lost: with explicit-open, a first open for write would
+	 * send one, so only a truncation finds the condition then.
+	 */
+	by_trunc = ev >= ZFSX_EV_READONLY && f->size &&
+		   (zfsx_pct(30) || (zx.explicit_open && !f->wrefs));
+	if (ev >= ZFSX_EV_READONLY && !by_trunc && zx.explicit_open &&
+	    !f->wrefs) {
+		zfsx_note_more(" skipped");
+		return;
+	}
+	zfsx_note("device event %s on %s (size %lld%s), found by a %s",
+		  zfsx_event_names[ev], f->name, f->size,
+		  ev == ZFSX_EV_WRITE ? ", 1-4 blocks" : "",
+		  by_trunc ? "truncation" : "write");
+	/*
+	 * Only when what finds it can be made: an emptied zone needs an
+	 * active one again, which a device at its limit may refuse.
+	 */
+	if ((ev == ZFSX_EV_RESET && zfsx_may_be_refused()) ||
+	    (!by_trunc &&
+	    (!zfsx_may_open(f, O_WRONLY) ||
+	     (zx.explicit_open && zx.max_wro && !f->wrefs &&
+	      zx.nwro >= (int)zx.max_wro)))) {
+		zfsx_note_more(" skipped");
+		return;
+	}
+	switch (ev) {
+	case ZFSX_EV_WRITE:
+	case ZFSX_EV_RESET:
+		if (!zfsx_raw_change(f, ev, k * zx.bs))
+			return;
+		dsize = ev == ZFSX_EV_WRITE ? f->size + k * zx.bs : 0;
+		break;
+	default:
+		/*
+		 * The target takes writes in a zone whatever its condition:
+		 * as on a drive whose zone goes bad under a writer, a rogue
+		 * write moves the write pointer first, so that the next
+		 * write fails, and the report then shows the condition.
+		 */
+		if (!by_trunc && !zfsx_raw_change(f, ZFSX_EV_WRITE, k * zx.bs))
+			return;
+		zfsx_set_cond(f, zfsx_event_names[ev]);
+		dsize = ev == ZFSX_EV_READONLY ? f->size : 0;
+		break;
+	}
+
+	if (by_trunc) {
+		/* errors/003: EROFS for read-only, EIO once offline. */
+		if (ev == ZFSX_EV_READONLY &&
+		    strcmp(zx.errors, "zone-offline"))
+			zfsx_allow(&x, EROFS);
+		else
+			zfsx_allow(&x, EIO);
+		ret = truncate(f->path, 0) ? -errno : 0;
+		zfsx_note_more(" truncate to 0");
+		zfsx_check("truncation of a changed zone", ret, &x, 0);
+		zx.cnt->truncs++;
+	} else if (!zfsx_write_to_find(f, 0, &fd)) {
+		zfsx_diverge("the write to find the %s event on %s could not be made",
+			     zfsx_event_names[ev], f->name);
+	}
+	zfsx_model_error(f, ev, dsize);
+	zfsx_check_error(f, "after the device event");
+	if (fd >= 0) {
+		zfsx_close(f, fd, O_WRONLY | O_DIRECT);
+		zfsx_check_stat(f, "after the last close");
+	}
+}
+
+/*
+ * After a remount read-write, each file whose zone holds data past its
+ * size (errors=remount-ro kept the size) is found again by its next
+ * write, which makes the file system read-only again, or reset by a
+ * truncation to 0, which the device takes.
+ */
+static void zfsx_find_rogues(void)
+{
+	struct zfsx_errs x = { 0 };
+	long long ret;
+	int i, fd;
+
+	for (i = 0; i < zx.nfiles && !zx.rdonly; i++) {
+		struct zfsx_file *f = &zx.files[i];
+
+		if (!f->rogue)
+			continue;
+		if (zfsx_pct(50) &&
+		    zfsx_write_to_find(f, zfsx_may_be_refused(), &fd)) {
+			zfsx_model_error(f, ZFSX_EV_WRITE, f->size + f->rogue);
+			zfsx_check_error(f, "after a write that found data past the size");
+			zfsx_close(f, fd, O_WRONLY | O_DIRECT);
+			continue;
+		}
+		x.n = 0;
+		zfsx_note_more(" truncate %s to 0", f->name);
+		ret = truncate(f->path, 0) ? -errno : 0;
+		zfsx_check("truncation of a zone holding data past the size",
+			   ret, &x, 1);
+		zx.cnt->truncs++;
+		f->rogue = 0;
+		f->zkeep = 0;
+		f->size = 0;
+		memset(f->tag, 0, f->nblocks * sizeof(*f->tag));
+		if (f->wrefs && zx.explicit_open)
+			f->zopen = 1;
+		zfsx_check_stat(f, "after truncation to 0");
+	}
+}
+
+/*
+ * mount -o remount (SPEC 5: a remount re-reads the options): read-only or
+ * read-write, the errors= mode kept, explicit-open sometimes turned on or
+ * off. A remount read-only fails with EBUSY while a file is open for
+ * write (the VFS's rule); one read-write after errors=remount-ro is taken.
+ */
+static void zfsx_op_remount(void)
+{
+	int ro = zfsx_pct(50), eo = zx.explicit_open, busy = 0, i, j, was;
+	struct zfsx_errs x = { 0 };
+	struct statvfs sv;
+	char data[64];
+	long long ret;
+
+	if (zfsx_pct(25))
+		eo = !eo;
+	for (i = 0; i < zx.nfiles; i++)
+		for (j = 0; j < zx.files[i].nfds; j++)
+			busy |= zfsx_writable(zx.files[i].fds[j].flags);
+	snprintf(data, sizeof(data), "errors=%s%s", zx.errors,
+		 eo ? ",explicit-open" : "");
+	zfsx_note("remount %s,%s%s", ro ? "ro" : "rw", data,
+		  busy ? " (a file open for write)" : "");
+	if (ro && !zx.rdonly && busy)
+		zfsx_allow(&x, EBUSY);
+	ret = mount(zx.dev, zx.dir, NULL,
+		    MS_REMOUNT | (ro ? MS_RDONLY : 0), data) ? -errno : 0;
+	zfsx_check("remount", ret, &x, !x.n);
+	if (ret)
+		return;
+	was = zx.rdonly;
+	zx.rdonly = ro;
+	zx.explicit_open = eo;
+	if (statvfs(zx.dir, &sv) || !!(sv.f_flag & ST_RDONLY) != ro)
+		zfsx_diverge("after remount %s the file system is %s",
+			     ro ? "ro" : "rw", (sv.f_flag & ST_RDONLY) ?
+			     "read-only" : "read-write");
+	if (was && !ro)
+		zfsx_find_rogues();
+	for (i = 0; i < zx.nfiles; i++)
+		zfsx_check_stat(&zx.files[i], "after the remount");
 }
 
 static void zfsx_op_chattr(struct zfsx_file *f)
@@ -1884,7 +2202,11 @@ static void zfsx_one_op(void)
 	if (!f)
 		zfsx_die("no file to work on");
 	if (zx.rogue && zx.global_checks && zfsx_below(1000) < zx.rogue) {
-		zfsx_op_rogue();
+		zfsx_op_event();
+		return;
+	}
+	if (zx.remount && zx.global_checks && zfsx_below(1000) < zx.remount) {
+		zfsx_op_remount();
 		return;
 	}
 	/* A full sequential file takes no more writes: often reset it. */
@@ -1928,6 +2250,9 @@ static long long zfsx_run(void)
 			break;
 		zfsx_one_op();
 	}
+	if (zx.verbose && zx.lastlog >= 0)
+		fprintf(stderr, "%s\n", zx.log[zx.lastlog % ZFSX_LOG_MAX]);
+	zx.lastlog = -1;
 	zx.cnt->ops = zx.opno;
 	/* Close what is held: every slot comes back. */
 	for (i = 0; i < zx.nfiles; i++) {
@@ -2256,7 +2581,8 @@ static void zfsx_usage(FILE *out)
 		"usage: zfsx --dir MNT [--seed N] [--ops N] [--files LIST]\n"
 		"            [--explicit-open] [--procs N] [--seconds S]\n"
 		"            [--spec-buffers] [--no-queued-faults] [--block-reads]\n"
-		"            [--rogue N [--errors MODE]] [--log N] [--verbose]\n"
+		"            [--rogue N [--events LIST] [--cond-cmd CMD]]\n"
+		"            [--errors MODE] [--remount N] [--log N] [--verbose]\n"
 		"Runs random operations from the seed on the zonefs mounted on MNT\n"
 		"and checks each result against a model (SPEC sections 4-6).\n"
 		"  -d, --dir MNT          the zonefs mount point\n"
@@ -2273,9 +2599,12 @@ static void zfsx_usage(FILE *out)
 		"  -q, --no-queued-faults no bad buffer inside a queue of writes\n"
 		"  -a, --block-reads      direct reads into block-aligned buffers\n"
 		"                         only (null_blk misreads the others)\n"
-		"  -r, --rogue N          N in 1000 ops write the raw device at a\n"
-		"                         zone's write pointer (one process only)\n"
+		"  -r, --rogue N          N in 1000 ops are a device event behind the\n"
+		"                         mount (one process only)\n"
+		"  -k, --events LIST      write,reset,readonly,offline (write)\n"
+		"  -c, --cond-cmd CMD     runs \"CMD ZONE cond readonly|offline\"\n"
 		"  -E, --errors MODE      the mount's errors= mode (remount-ro)\n"
+		"  -m, --remount N        N in 1000 ops remount ro or rw (one process)\n"
 		"  -l, --log N            operations shown before a divergence (20)\n"
 		"  -v, --verbose          print every operation\n"
 		"  -h, --help             this text\n"
@@ -2295,6 +2624,30 @@ static long long zfsx_num(const char *s, const char *what)
 	return v;
 }
 
+static unsigned int zfsx_parse_events(const char *arg)
+{
+	char *s = strdup(arg), *tok, *save = NULL;
+	unsigned int mask = 0;
+	int i;
+
+	if (!s)
+		zfsx_die("out of memory");
+	for (tok = strtok_r(s, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < ZFSX_NR_EVENTS; i++)
+			if (!strcmp(tok, zfsx_event_names[i]))
+				break;
+		if (i == ZFSX_NR_EVENTS)
+			zfsx_die("unknown event '%s' (write, reset, readonly, offline)",
+				 tok);
+		mask |= 1U << i;
+	}
+	free(s);
+	if (!mask)
+		zfsx_die("no event in '%s'", arg);
+	return mask;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -2311,6 +2664,9 @@ int main(int argc, char **argv)
 		{ "log", required_argument, NULL, 'l' },
 		{ "rogue", required_argument, NULL, 'r' },
 		{ "errors", required_argument, NULL, 'E' },
+		{ "events", required_argument, NULL, 'k' },
+		{ "cond-cmd", required_argument, NULL, 'c' },
+		{ "remount", required_argument, NULL, 'm' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -2324,9 +2680,10 @@ int main(int argc, char **argv)
 	zx.nlog = 20;
 	zx.errors = "remount-ro";
 	zx.worker = -1;
+	zx.lastlog = -1;
 	zx.argc = argc;
 	zx.argv = argv;
-	while ((c = getopt_long(argc, argv, "d:s:n:f:ep:t:bqal:r:E:vh", opts,
+	while ((c = getopt_long(argc, argv, "d:s:n:f:ep:t:bqal:r:E:k:c:m:vh", opts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'd':
@@ -2375,6 +2732,15 @@ int main(int argc, char **argv)
 			    strcmp(optarg, "repair"))
 				zfsx_die("unknown errors= mode '%s'", optarg);
 			break;
+		case 'k':
+			zx.events = zfsx_parse_events(optarg);
+			break;
+		case 'c':
+			zx.cond_cmd = optarg;
+			break;
+		case 'm':
+			zx.remount = zfsx_num(optarg, "remount");
+			break;
 		case 'v':
 			zx.verbose = 1;
 			break;
@@ -2390,6 +2756,13 @@ int main(int argc, char **argv)
 		zfsx_usage(stderr);
 		return 2;
 	}
+	if (!zx.events)
+		zx.events = 1U << ZFSX_EV_WRITE;
+	if ((zx.events & (1U << ZFSX_EV_READONLY | 1U << ZFSX_EV_OFFLINE)) &&
+	    !zx.cond_cmd)
+		zfsx_die("the readonly and offline events need --cond-cmd");
+	if ((zx.rogue || zx.remount) && zx.procs)
+		zfsx_die("--rogue and --remount run with one process only");
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	zx.rng = zx.seed;
 	if (zx.seconds)

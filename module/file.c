@@ -158,7 +158,9 @@ static int zonefs_truncate_check(struct inode *inode)
  * empty or full, and its zone holds just what the file has. Not so when
  * the device's write pointer was found past the size (data errors= kept
  * out of the file: the user resets the zone to write it again), nor for
- * an empty zone left closed, which ZNS counts as active until a reset.
+ * an empty zone left open or closed without this module holding it (after
+ * a read-only mount or file system), which the device counts as active
+ * until a reset.
  */
 static bool zonefs_truncate_is_noop(struct inode *inode, loff_t isize)
 {
@@ -166,7 +168,8 @@ static bool zonefs_truncate_is_noop(struct inode *inode, loff_t isize)
 
 	if (isize != i_size_read(inode) || (z->z_flags & ZONEFS_ZONE_FOREIGN))
 		return false;
-	return isize || z->z_cond != BLK_ZONE_COND_CLOSED;
+	return isize || (z->z_flags & ZONEFS_ZONE_OPEN) ||
+	       !zonefs_cond_is_active(z->z_cond);
 }
 
 /*

@@ -43,7 +43,7 @@ static u64 zonefs_zone_used_blocks(struct super_block *sb, unsigned int zidx)
 }
 
 /* Whether the device counts a zone in this condition as open or active. */
-static bool zonefs_cond_is_active(u8 cond)
+bool zonefs_cond_is_active(u8 cond)
 {
 	return cond == BLK_ZONE_COND_IMP_OPEN ||
 	       cond == BLK_ZONE_COND_EXP_OPEN || cond == BLK_ZONE_COND_CLOSED;
@@ -389,6 +389,30 @@ static void zonefs_file_take_size(struct inode *inode, loff_t size)
 	}
 }
 
+/*
+ * With explicit-open, the writers of a file hold its zone open: once the
+ * zone is no longer open (zonefs_zone_resync()), open it again for those
+ * still there, as after a reset, unless the zone or the file system
+ * cannot be written. Else their writes would open it implicitly, and it
+ * would stay open past the last close, where no count of this module
+ * sees it. A refusal leaves it so: the next write finds out.
+ */
+static void zonefs_zone_reopen(struct inode *inode)
+{
+	struct super_block *sb = inode->i_sb;
+	struct zonefs_inode_info *zi = ZONEFS_I(inode);
+	struct zonefs_zone *z = zonefs_inode_zone(inode);
+
+	if (zi->i_wr_refcnt && !sb_rdonly(sb) &&
+	    (READ_ONCE(ZONEFS_SB(sb)->s_mount_opts) &
+	     ZONEFS_MNTOPT_EXPLICIT_OPEN) &&
+	    !(z->z_flags & (ZONEFS_ZONE_OFFLINE | ZONEFS_ZONE_READONLY |
+			    ZONEFS_ZONE_RO_MOUNT | ZONEFS_ZONE_OPEN)) &&
+	    i_size_read(inode) < zi->i_max_size)
+		zonefs_zone_open_explicit(inode);
+	zonefs_zone_update_active(sb, zi->i_zidx);
+}
+
 /**
  * zonefs_zone_resync() - bring a file back in line with its zone
  * @inode:	the file's inode
@@ -412,12 +436,24 @@ void zonefs_zone_resync(struct inode *inode, enum zonefs_error err)
 	bool seq = zonefs_inode_is_seq(inode);
 	loff_t isize, dsize, reported;
 	struct blk_zone zone;
+	bool lost_open;
 
 	lockdep_assert_held_write(&inode->i_rwsem);
 	lockdep_assert_held(&zi->i_truncate_mutex);
 
 	if (zonefs_report_zone(inode, &zone))
 		return;	/* Nothing is known: keep the file as it is. */
+
+	/*
+	 * A zone held open that the device no longer shows explicitly open
+	 * was reset, closed or finished behind the mount: it is not held
+	 * any more, and a last close must not send a CLOSE, which a device
+	 * may refuse for an empty zone (ZNS, null_blk).
+	 */
+	lost_open = (z->z_flags & ZONEFS_ZONE_OPEN) &&
+		    zone.cond != BLK_ZONE_COND_EXP_OPEN;
+	if (lost_open)
+		z->z_flags &= ~ZONEFS_ZONE_OPEN;
 
 	isize = i_size_read(inode);
 	dsize = zonefs_report_data_size(inode, &zone);
@@ -426,7 +462,7 @@ void zonefs_zone_resync(struct inode *inode, enum zonefs_error err)
 	    zonefs_error_is_device(err, seq, isize, zi->i_wpoffset, dsize))
 		dsize = zonefs_apply_policy(inode, &zone, isize, dsize);
 	else if (err != ZONEFS_ERR_LOCAL || !seq)
-		return;
+		goto reopen;
 	/* Else what a write sent before it failed locally is its own. */
 
 	zonefs_file_take_size(inode, dsize);
@@ -434,6 +470,10 @@ void zonefs_zone_resync(struct inode *inode, enum zonefs_error err)
 		z->z_flags |= ZONEFS_ZONE_FOREIGN;
 	else
 		z->z_flags &= ~ZONEFS_ZONE_FOREIGN;
+
+reopen:
+	if (lost_open)
+		zonefs_zone_reopen(inode);
 }
 
 /**

@@ -46,7 +46,8 @@
  * it (zonefs_close_open_zones()).
  * ZONEFS_ZONE_FOREIGN: the device's write pointer was found past the file's
  * size, with data the file did not write that errors= kept out of it; a
- * truncation then resets or finishes the zone even at the same size.
+ * truncation to 0 then resets the zone even at size 0. The last bit of
+ * z_flags (a u8).
  */
 #define ZONEFS_ZONE_SEQ		(1U << 0)
 #define ZONEFS_ZONE_OFFLINE	(1U << 1)
@@ -429,6 +430,7 @@ void zonefs_free_zones(struct zonefs_sb_info *sbi);
 void zonefs_close_open_zones(struct super_block *sb);
 int zonefs_zone_mgmt(struct inode *inode, enum req_op op);
 void zonefs_zone_set_wpoff(struct inode *inode, loff_t size);
+bool zonefs_cond_is_active(u8 cond);
 void zonefs_zone_update_active(struct super_block *sb, unsigned int zidx);
 void zonefs_zone_resync(struct inode *inode, enum zonefs_error err);
 int zonefs_zone_open_explicit(struct inode *inode);

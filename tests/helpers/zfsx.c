@@ -1644,8 +1644,8 @@ static void zfsx_op_truncate(struct zfsx_file *f)
 		 * SPEC 5: with explicit-open, a file open for write holds its
 		 * zone open, also once reset (and one that was full).
 		 */
-		if (f->seq && f->wrefs && zx.explicit_open)
-			f->zopen = 1;
+		if (f->seq)
+			f->zopen = f->wrefs && zx.explicit_open;
 	} else if (size > f->size) {
 		/* A finished zone reads what the device has there. */
 		zfsx_set_tags(f, f->size, size - f->size, 0);
@@ -1770,6 +1770,8 @@ static void zfsx_model_error(struct zfsx_file *f, enum zfsx_event ev,
 	}
 	f->rogue = f->offline || f->zro || dsize <= f->size ? 0 :
 		   dsize - f->size;
+	if (!dsize)
+		f->zkeep = 0;
 	zfsx_set_tags(f, f->size, f->cap - f->size, 0);
 	if (!strcmp(zx.errors, "remount-ro"))
 		zx.rdonly = 1;
@@ -1948,11 +1950,6 @@ static void zfsx_op_event(void)
 	 */
 	by_trunc = ev >= ZFSX_EV_READONLY && f->size &&
 		   (zfsx_pct(30) || (zx.explicit_open && !f->wrefs));
-	if (ev >= ZFSX_EV_READONLY && !by_trunc && zx.explicit_open &&
-	    !f->wrefs) {
-		zfsx_note_more(" skipped");
-		return;
-	}
 	zfsx_note("device event %s on %s (size %lld%s), found by a %s",
 		  zfsx_event_names[ev], f->name, f->size,
 		  ev == ZFSX_EV_WRITE ? ", 1-4 blocks" : "",
@@ -1961,7 +1958,9 @@ static void zfsx_op_event(void)
 	 * Only when what finds it can be made: an emptied zone needs an
 	 * active one again, which a device at its limit may refuse.
 	 */
-	if ((ev == ZFSX_EV_RESET && zfsx_may_be_refused()) ||
+	if ((ev >= ZFSX_EV_READONLY && !by_trunc && zx.explicit_open &&
+	     !f->wrefs) ||
+	    (ev == ZFSX_EV_RESET && zfsx_may_be_refused()) ||
 	    (!by_trunc &&
 	    (!zfsx_may_open(f, O_WRONLY) ||
 	     (zx.explicit_open && zx.max_wro && !f->wrefs &&
@@ -2047,8 +2046,7 @@ static void zfsx_find_rogues(void)
 		f->zkeep = 0;
 		f->size = 0;
 		memset(f->tag, 0, f->nblocks * sizeof(*f->tag));
-		if (f->wrefs && zx.explicit_open)
-			f->zopen = 1;
+		f->zopen = f->wrefs && zx.explicit_open;
 		zfsx_check_stat(f, "after truncation to 0");
 	}
 }

@@ -750,6 +750,9 @@ static void zfsx_setup(void)
 
 /* ---- open, close and the open slots ---- */
 
+static int zfsx_may_be_refused(void);
+static void zfsx_allow_refusal(struct zfsx_errs *x);
+
 static int zfsx_writable(int flags)
 {
 	return (flags & O_ACCMODE) != O_RDONLY;
@@ -818,6 +821,14 @@ static int zfsx_open(struct zfsx_file *f, int flags)
 		 */
 		ok = zfsx_nwro_good() < (int)zx.max_wro;
 	}
+	/*
+	 * SPEC 5: the explicit open of a first open for write may be refused
+	 * for want of zone resources, with no policy.
+	 */
+	if (!zx.rdonly && f->seq && zfsx_writable(flags) && !f->wrefs &&
+	    zx.explicit_open && !f->zro && !f->offline && f->size < f->cap &&
+	    zfsx_may_be_refused())
+		zfsx_allow_refusal(&x);
 	fd = open(f->path, flags);
 	ret = fd < 0 ? -errno : 0;
 	zfsx_note_more(" open(%s)", zfsx_flags_str(flags));

@@ -1655,8 +1655,14 @@ static void zfsx_op_truncate(struct zfsx_file *f)
 		 * SPEC 5: with explicit-open, a file open for write holds its
 		 * zone open, also once reset (and one that was full).
 		 */
+		/*
+		 * A reset closes the zone, and explicit-open as mounted now
+		 * opens it again for the writers; an empty file's zone held
+		 * open needs no reset and stays held.
+		 */
 		if (f->seq)
-			f->zopen = f->wrefs && zx.explicit_open;
+			f->zopen = (f->zopen && !f->size) ||
+				   (f->wrefs && zx.explicit_open);
 	} else if (size > f->size) {
 		/* A finished zone reads what the device has there. */
 		zfsx_set_tags(f, f->size, size - f->size, 0);

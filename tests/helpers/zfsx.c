@@ -1807,6 +1807,17 @@ static void zfsx_check_error(struct zfsx_file *f, const char *what)
 }
 
 /*
+ * Whether @f can be opened for write now without an EBUSY: its first
+ * open for write must stay within the open zone limit with explicit-open.
+ */
+static int zfsx_write_openable(struct zfsx_file *f)
+{
+	return zfsx_may_open(f, O_WRONLY) &&
+	       !(zx.explicit_open && zx.max_wro && !f->wrefs &&
+		 zx.nwro >= (int)zx.max_wro);
+}
+
+/*
  * A write of one block at @f's size, which the device must refuse: its
  * zone changed behind the mount. Returns 1 if it was refused as a device
  * error (EIO, or EREMOTEIO for the SCSI unaligned write), with its
@@ -1822,9 +1833,7 @@ static int zfsx_write_to_find(struct zfsx_file *f, int refusable, int *fdp)
 	unsigned char *buf;
 	long long ret;
 
-	if (!zfsx_may_open(f, flags) ||
-	    (zx.explicit_open && zx.max_wro && !f->wrefs &&
-	     zx.nwro >= (int)zx.max_wro))
+	if (!zfsx_write_openable(f))
 		return 0;
 	fd = zfsx_open(f, flags);
 	if (fd < 0)
@@ -1978,10 +1987,7 @@ static void zfsx_op_event(void)
 	if ((ev >= ZFSX_EV_READONLY && !by_trunc && zx.explicit_open &&
 	     !f->wrefs) ||
 	    (ev == ZFSX_EV_RESET && zfsx_may_be_refused()) ||
-	    (!by_trunc &&
-	    (!zfsx_may_open(f, O_WRONLY) ||
-	     (zx.explicit_open && zx.max_wro && !f->wrefs &&
-	      zx.nwro >= (int)zx.max_wro)))) {
+	    (!by_trunc && !zfsx_write_openable(f))) {
 		zfsx_note_more(" skipped");
 		return;
 	}

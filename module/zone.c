@@ -466,6 +466,13 @@ void zonefs_zone_resync(struct inode *inode, enum zonefs_error err)
 	/* Else what a write sent before it failed locally is its own. */
 
 	zonefs_file_take_size(inode, dsize);
+	/*
+	 * The zone changed behind the page cache: after a reset and writes
+	 * from outside, even the data below both sizes may not be what was
+	 * cached. Drop it all; errors are rare.
+	 */
+	if (dsize != isize)
+		truncate_pagecache(inode, 0);
 	if (seq && reported > dsize)
 		z->z_flags |= ZONEFS_ZONE_FOREIGN;
 	else

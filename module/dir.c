@@ -173,14 +173,11 @@ struct inode *zonefs_iget(struct super_block *sb, unsigned int ino)
 		zonefs_dir_init(inode);
 	} else {
 		struct zonefs_zone_group *g = zonefs_zone_group(sbi, ino);
-		struct zonefs_inode_info *zi = ZONEFS_I(inode);
-		unsigned int n = 0;
+		unsigned int n = 0, nzones = 1;
 
-		zi->i_zidx = ino;
-		zi->i_nzones = 1;
 		if (g->g_nzones && !zonefs_group_find_zone(g, ino, &n))
-			zi->i_nzones = g->g_nzones[n];
-		zonefs_file_init(inode);
+			nzones = g->g_nzones[n];
+		zonefs_file_init(inode, nzones);
 	}
 	unlock_new_inode(inode);
 

@@ -43,22 +43,23 @@ static int zonefs_iomap_begin(struct inode *inode, loff_t offset,
 	struct zonefs_sb_info *sbi = ZONEFS_SB(sb);
 	loff_t isize, end;
 
-	if (WARN_ON_ONCE((flags & IOMAP_WRITE) && offset >= zi->i_max_size))
+	if (WARN_ON_ONCE((flags & IOMAP_WRITE) &&
+			 offset >= zonefs_inode_max_size(inode)))
 		return -EIO;
 
 	mutex_lock(&zi->i_truncate_mutex);
 	iomap->bdev = sb->s_bdev;
 	iomap->offset = ALIGN_DOWN(offset, sb->s_blocksize);
 	isize = i_size_read(inode);
-	end = (flags & IOMAP_WRITE) ? zi->i_max_size : isize;
+	end = (flags & IOMAP_WRITE) ? zonefs_inode_max_size(inode) : isize;
 	if (iomap->offset >= end) {
 		iomap->type = IOMAP_HOLE;
 		iomap->addr = IOMAP_NULL_ADDR;
 		iomap->length = offset + length - iomap->offset;
 	} else {
 		iomap->type = IOMAP_MAPPED;
-		iomap->addr = (zonefs_zone_start(sbi, zi->i_zidx) <<
-			       SECTOR_SHIFT) + iomap->offset;
+		iomap->addr = (zonefs_zone_start(sbi, zonefs_inode_zidx(inode))
+			       << SECTOR_SHIFT) + iomap->offset;
 		iomap->length = end - iomap->offset;
 	}
 	mutex_unlock(&zi->i_truncate_mutex);
@@ -88,15 +89,14 @@ static void zonefs_readahead(struct readahead_control *rac)
 static int zonefs_write_map_blocks(struct iomap_writepage_ctx *wpc,
 				   struct inode *inode, loff_t offset)
 {
-	struct zonefs_inode_info *zi = ZONEFS_I(inode);
-
 	if (WARN_ON_ONCE(zonefs_inode_is_seq(inode)))
 		return -EIO;
 	if (offset >= wpc->iomap.offset &&
 	    offset < wpc->iomap.offset + wpc->iomap.length)
 		return 0;
 
-	return zonefs_iomap_begin(inode, offset, zi->i_max_size - offset,
+	return zonefs_iomap_begin(inode, offset,
+				  zonefs_inode_max_size(inode) - offset,
 				  IOMAP_WRITE, &wpc->iomap, NULL);
 }
 
@@ -187,7 +187,7 @@ static int zonefs_file_truncate(struct inode *inode, loff_t isize)
 		return -EPERM;
 	if (isize == 0)
 		op = REQ_OP_ZONE_RESET;
-	else if (isize == zi->i_max_size)
+	else if (isize == zonefs_inode_max_size(inode))
 		op = REQ_OP_ZONE_FINISH;
 	else
 		return -EPERM;
@@ -241,7 +241,7 @@ static int zonefs_file_truncate(struct inode *inode, loff_t isize)
 		 * it would stay open on the device past the last close,
 		 * where no count of this module sees it.
 		 */
-		if (zi->i_wr_refcnt &&
+		if (z->z_wr_refcnt &&
 		    (READ_ONCE(ZONEFS_SB(inode->i_sb)->s_mount_opts) &
 		     ZONEFS_MNTOPT_EXPLICIT_OPEN))
 			zonefs_zone_open_explicit(inode);
@@ -281,7 +281,7 @@ static void zonefs_attr_fill(struct zonefs_attr *attr, struct inode *inode)
 static int zonefs_get_attr(struct inode *inode)
 {
 	struct zonefs_sb_info *sbi = ZONEFS_SB(inode->i_sb);
-	unsigned int zidx = ZONEFS_I(inode)->i_zidx;
+	unsigned int zidx = zonefs_inode_zidx(inode);
 	struct zonefs_attr *attr;
 	int ret;
 
@@ -313,7 +313,7 @@ void zonefs_file_save_attr(struct inode *inode)
 	struct zonefs_sb_info *sbi = ZONEFS_SB(inode->i_sb);
 	struct zonefs_attr *attr;
 
-	attr = xa_load(&sbi->s_attrs, ZONEFS_I(inode)->i_zidx);
+	attr = xa_load(&sbi->s_attrs, zonefs_inode_zidx(inode));
 	if (attr)
 		zonefs_attr_fill(attr, inode);
 }
@@ -360,7 +360,8 @@ const struct inode_operations zonefs_file_inode_operations = {
 
 /**
  * zonefs_file_init() - set up a new file inode from its zone record
- * @inode:	new inode, with i_zidx and i_nzones set
+ * @inode:	new inode, its number set (zonefs_inode_zidx())
+ * @nzones:	number of zones of the file
  *
  * The mode, owner and timestamps come from what the file had when its
  * last inode was evicted, else from the superblock and the mount time; the
@@ -368,20 +369,20 @@ const struct inode_operations zonefs_file_inode_operations = {
  *
  * Context: the inode is I_NEW.
  */
-void zonefs_file_init(struct inode *inode)
+void zonefs_file_init(struct inode *inode, unsigned int nzones)
 {
-	struct zonefs_inode_info *zi = ZONEFS_I(inode);
 	struct super_block *sb = inode->i_sb;
 	struct zonefs_sb_info *sbi = ZONEFS_SB(sb);
+	unsigned int zidx = zonefs_inode_zidx(inode);
 	struct zonefs_zone *z = zonefs_inode_zone(inode);
-	struct zonefs_attr *attr = xa_load(&sbi->s_attrs, zi->i_zidx);
+	struct zonefs_attr *attr = xa_load(&sbi->s_attrs, zidx);
 	loff_t size;
 	unsigned int i;
 
-	zi->i_max_size = 0;
-	for (i = 0; i < zi->i_nzones; i++)
-		zi->i_max_size += (loff_t)zonefs_zone_cap(sbi, zi->i_zidx + i)
-				  << SECTOR_SHIFT;
+	/* The capacity, which zonefs_inode_max_size() reads back. */
+	inode->i_blocks = 0;
+	for (i = 0; i < nzones; i++)
+		inode->i_blocks += zonefs_zone_cap(sbi, zidx + i);
 
 	if (attr) {
 		inode->i_mode = attr->a_mode;
@@ -406,11 +407,10 @@ void zonefs_file_init(struct inode *inode)
 			size = (loff_t)READ_ONCE(z->z_wpoff) <<
 			       sb->s_blocksize_bits;
 		else
-			size = zi->i_max_size;
+			size = zonefs_inode_max_size(inode);
 	}
 	i_size_write(inode, size);
-	zi->i_wpoffset = size;
-	inode->i_blocks = zi->i_max_size >> SECTOR_SHIFT;
+	ZONEFS_I(inode)->i_wpoffset = size;
 	set_nlink(inode, 1);
 	/*
 	 * Reads do not move the access time: a file that is only read has
@@ -526,7 +526,7 @@ inode_unlock:
 
 	/* A synchronous read that failed recovers now, unless it must not wait. */
 	if (ret != -EIOCBQUEUED && !(iocb->ki_flags & IOCB_NOWAIT) &&
-	    test_bit(ZONEFS_RECOVERY_PENDING, &ZONEFS_I(inode)->i_recovery)) {
+	    zonefs_recovery_pending(inode)) {
 		inode_lock(inode);
 		zonefs_recover(inode, ZONEFS_ERR_NONE);
 		inode_unlock(inode);
@@ -579,7 +579,7 @@ static ssize_t zonefs_write_checks(struct kiocb *iocb, struct iov_iter *from)
 	struct zonefs_inode_info *zi = ZONEFS_I(inode);
 	struct zonefs_zone *z = zonefs_inode_zone(inode);
 	loff_t limit = rlimit(RLIMIT_FSIZE);
-	loff_t max_size = zi->i_max_size;
+	loff_t max_size = zonefs_inode_max_size(inode);
 
 	if (IS_SWAPFILE(inode))
 		return -ETXTBSY;
@@ -682,16 +682,21 @@ static struct bio_set zonefs_dio_bio_set;
 static void zonefs_write_bio_status(struct bio *bio)
 {
 	struct zonefs_dio_bio *zb = container_of(bio, struct zonefs_dio_bio, bio);
-	struct zonefs_inode_info *zi = ZONEFS_I(zb->inode);
+	struct inode *inode = zb->inode;
 	int error = blk_status_to_errno(bio->bi_status);
 
 	if (zonefs_error_is_resource(error)) {
-		if (!test_bit(ZONEFS_RECOVERY_REFUSED, &zi->i_recovery)) {
-			WRITE_ONCE(zi->i_refused_status, bio->bi_status);
-			set_bit(ZONEFS_RECOVERY_REFUSED, &zi->i_recovery);
-		}
-	} else if (error && test_bit(ZONEFS_RECOVERY_REFUSED, &zi->i_recovery)) {
-		bio->bi_status = READ_ONCE(zi->i_refused_status);
+		if (!zonefs_recovery_test(inode, ZONEFS_RECOVERY_REFUSED_OPEN) &&
+		    !zonefs_recovery_test(inode, ZONEFS_RECOVERY_REFUSED_ACTIVE))
+			zonefs_recovery_set(inode, error == -ETOOMANYREFS ?
+					    ZONEFS_RECOVERY_REFUSED_OPEN :
+					    ZONEFS_RECOVERY_REFUSED_ACTIVE);
+	} else if (error) {
+		if (zonefs_recovery_test(inode, ZONEFS_RECOVERY_REFUSED_OPEN))
+			bio->bi_status = BLK_STS_ZONE_OPEN_RESOURCE;
+		else if (zonefs_recovery_test(inode,
+					      ZONEFS_RECOVERY_REFUSED_ACTIVE))
+			bio->bi_status = BLK_STS_ZONE_ACTIVE_RESOURCE;
 	}
 }
 
@@ -911,9 +916,7 @@ static ssize_t zonefs_dio_write_pieces(struct kiocb *iocb,
 		iov_iter_reexpand(from, iov_iter_count(from) + rest);
 		if (ret > 0)
 			done += ret;
-		if (ret < (ssize_t)piece ||
-		    test_bit(ZONEFS_RECOVERY_PENDING,
-			     &ZONEFS_I(inode)->i_recovery))
+		if (ret < (ssize_t)piece || zonefs_recovery_pending(inode))
 			break;
 	}
 
@@ -960,7 +963,7 @@ static ssize_t zonefs_file_dio_write(struct kiocb *iocb, struct iov_iter *from)
 	}
 
 	/* An earlier write failed: its recovery, which may sleep, comes first. */
-	if (test_bit(ZONEFS_RECOVERY_PENDING, &zi->i_recovery)) {
+	if (zonefs_recovery_pending(inode)) {
 		if (iocb->ki_flags & IOCB_NOWAIT) {
 			ret = -EAGAIN;
 			goto inode_unlock;
@@ -1004,7 +1007,7 @@ static ssize_t zonefs_file_dio_write(struct kiocb *iocb, struct iov_iter *from)
 			goto inode_unlock;
 	}
 
-	if (test_bit(ZONEFS_RECOVERY_PENDING, &zi->i_recovery)) {
+	if (zonefs_recovery_pending(inode)) {
 		/*
 		 * This write, or an I/O in flight before it, failed: the
 		 * recovery also gives back what this write reserved.
@@ -1160,7 +1163,8 @@ static int zonefs_file_fsync(struct file *file, loff_t start, loff_t end,
 /*
  * The first open for write of a sequential file counts it in
  * s_wro_seq_files and, with explicit-open, opens its zone, within the
- * device's open zone limit.
+ * device's open zone limit. The zone record counts the file's writers, up
+ * to U16_MAX open file descriptions: past that, EMFILE.
  */
 static int zonefs_seq_file_write_open(struct inode *inode)
 {
@@ -1173,7 +1177,11 @@ static int zonefs_seq_file_write_open(struct inode *inode)
 
 	mutex_lock(&zi->i_truncate_mutex);
 
-	if (zi->i_wr_refcnt)
+	if (z->z_wr_refcnt == U16_MAX) {
+		ret = -EMFILE;
+		goto unlock;
+	}
+	if (z->z_wr_refcnt)
 		goto count_ref;
 
 	wro = atomic_inc_return(&sbi->s_wro_seq_files);
@@ -1188,21 +1196,22 @@ static int zonefs_seq_file_write_open(struct inode *inode)
 	}
 
 	/* A full zone cannot be opened; it needs no open either. */
-	if (i_size_read(inode) < zi->i_max_size &&
+	if (i_size_read(inode) < zonefs_inode_max_size(inode) &&
 	    !(z->z_flags & ZONEFS_ZONE_OPEN)) {
 		ret = zonefs_zone_open_explicit(inode);
 		if (ret)
 			goto dec_wro;
-		zonefs_zone_update_active(sb, zi->i_zidx);
+		zonefs_zone_update_active(sb, zonefs_inode_zidx(inode));
 	}
 
 count_ref:
-	zi->i_wr_refcnt++;
+	z->z_wr_refcnt++;
 	mutex_unlock(&zi->i_truncate_mutex);
 	return 0;
 
 dec_wro:
 	atomic_dec(&sbi->s_wro_seq_files);
+unlock:
 	mutex_unlock(&zi->i_truncate_mutex);
 	return ret;
 }
@@ -1220,7 +1229,7 @@ static void zonefs_seq_file_write_close(struct inode *inode)
 	inode_lock(inode);
 	mutex_lock(&zi->i_truncate_mutex);
 
-	if (WARN_ON_ONCE(!zi->i_wr_refcnt) || --zi->i_wr_refcnt)
+	if (WARN_ON_ONCE(!z->z_wr_refcnt) || --z->z_wr_refcnt)
 		goto unlock;
 
 	/*
@@ -1231,7 +1240,7 @@ static void zonefs_seq_file_write_close(struct inode *inode)
 	if (z->z_flags & ZONEFS_ZONE_OPEN) {
 		bool closed = zonefs_zone_close_explicit(inode);
 
-		zonefs_zone_update_active(sb, zi->i_zidx);
+		zonefs_zone_update_active(sb, zonefs_inode_zidx(inode));
 		if (!closed)
 			goto unlock;
 	}

@@ -40,13 +40,7 @@ static struct inode *zonefs_alloc_inode(struct super_block *sb)
 	if (!zi)
 		return NULL;
 
-	zi->i_zidx = 0;
-	zi->i_nzones = 0;
-	zi->i_max_size = 0;
 	zi->i_wpoffset = 0;
-	zi->i_wr_refcnt = 0;
-	zi->i_recovery = 0;
-	zi->i_refused_status = BLK_STS_OK;
 
 	return &zi->i_vnode;
 }
@@ -243,6 +237,8 @@ static int zonefs_fill_super(struct super_block *sb, struct fs_context *fc)
 	if (!sbi)
 		return -ENOMEM;
 	sb->s_fs_info = sbi;
+	sbi->s_sb = sb;
+	INIT_WORK(&sbi->s_recovery_work, zonefs_recovery_work);
 	sbi->s_mount_opts = ctx->c_mount_opts;
 	sbi->s_errors = ctx->c_errors;
 	xa_init(&sbi->s_attrs);
@@ -429,7 +425,6 @@ static void zonefs_inode_init_once(void *obj)
 
 	inode_init_once(&zi->i_vnode);
 	mutex_init(&zi->i_truncate_mutex);
-	INIT_WORK(&zi->i_recovery_work, zonefs_recovery_work);
 }
 
 static int __init zonefs_init(void)

@@ -96,12 +96,12 @@ void zonefs_zone_set_wpoff(struct inode *inode, loff_t size)
 {
 	struct super_block *sb = inode->i_sb;
 	struct zonefs_sb_info *sbi = ZONEFS_SB(sb);
-	unsigned int zidx = ZONEFS_I(inode)->i_zidx;
+	unsigned int zidx = zonefs_inode_zidx(inode);
 	struct zonefs_zone *z = &sbi->s_zones[zidx];
 	u64 used = zonefs_zone_used_blocks(sb, zidx);
 
 	WRITE_ONCE(z->z_wpoff, size >> sb->s_blocksize_bits);
-	if (size >= ZONEFS_I(inode)->i_max_size) {
+	if (size >= zonefs_inode_max_size(inode)) {
 		/* The device closed the zone when it filled up. */
 		z->z_flags &= ~ZONEFS_ZONE_OPEN;
 		z->z_cond = BLK_ZONE_COND_FULL;
@@ -117,7 +117,7 @@ static void zonefs_zone_set_flags(struct inode *inode, u8 flags)
 {
 	struct super_block *sb = inode->i_sb;
 	struct zonefs_sb_info *sbi = ZONEFS_SB(sb);
-	unsigned int zidx = ZONEFS_I(inode)->i_zidx;
+	unsigned int zidx = zonefs_inode_zidx(inode);
 	struct zonefs_zone *z = &sbi->s_zones[zidx];
 	u64 used = zonefs_zone_used_blocks(sb, zidx);
 
@@ -155,7 +155,7 @@ static int zonefs_zone_mgmt_idx(struct super_block *sb, unsigned int zidx,
  */
 int zonefs_zone_mgmt(struct inode *inode, enum req_op op)
 {
-	return zonefs_zone_mgmt_idx(inode->i_sb, ZONEFS_I(inode)->i_zidx, op);
+	return zonefs_zone_mgmt_idx(inode->i_sb, zonefs_inode_zidx(inode), op);
 }
 
 static int zonefs_copy_zone_cb(struct blk_zone *zone, unsigned int idx,
@@ -169,7 +169,7 @@ static int zonefs_copy_zone_cb(struct blk_zone *zone, unsigned int idx,
 static int zonefs_report_zone(struct inode *inode, struct blk_zone *zone)
 {
 	struct super_block *sb = inode->i_sb;
-	unsigned int zidx = ZONEFS_I(inode)->i_zidx;
+	unsigned int zidx = zonefs_inode_zidx(inode);
 	unsigned int noio_flag;
 	int ret;
 
@@ -232,24 +232,23 @@ static void zonefs_zone_take_away(struct inode *inode, u8 flag, u8 dev_cond)
 static loff_t zonefs_report_data_size(struct inode *inode,
 				      struct blk_zone *zone)
 {
-	struct zonefs_inode_info *zi = ZONEFS_I(inode);
 	loff_t wp;
 
 	if (!zonefs_inode_is_seq(inode))
-		return zi->i_max_size;
+		return zonefs_inode_max_size(inode);
 
 	switch (zone->cond) {
 	case BLK_ZONE_COND_OFFLINE:
 	case BLK_ZONE_COND_EMPTY:
 		return 0;
 	case BLK_ZONE_COND_FULL:
-		return zi->i_max_size;
+		return zonefs_inode_max_size(inode);
 	case BLK_ZONE_COND_READONLY:
 		/* No write pointer: what was written stays readable. */
 		return i_size_read(inode);
 	default:
 		wp = (loff_t)(zone->wp - zone->start) << SECTOR_SHIFT;
-		return min(wp, zi->i_max_size);
+		return min(wp, zonefs_inode_max_size(inode));
 	}
 }
 
@@ -260,7 +259,7 @@ static loff_t zonefs_report_data_size(struct inode *inode,
 static bool zonefs_zone_went_bad(struct inode *inode, struct blk_zone *zone)
 {
 	struct zonefs_zone *z = zonefs_inode_zone(inode);
-	unsigned int zidx = ZONEFS_I(inode)->i_zidx;
+	unsigned int zidx = zonefs_inode_zidx(inode);
 
 	if (zone->cond == BLK_ZONE_COND_OFFLINE &&
 	    !(z->z_flags & ZONEFS_ZONE_OFFLINE)) {
@@ -359,7 +358,7 @@ static loff_t zonefs_apply_policy(struct inode *inode, struct blk_zone *zone,
 
 	if (zonefs_zone_is_seq(z) && dsize != isize)
 		zonefs_warn_ratelimited(sb, "zone %u: size %lld, device write pointer %lld\n",
-					ZONEFS_I(inode)->i_zidx, isize, dsize);
+					zonefs_inode_zidx(inode), isize, dsize);
 
 	zonefs_policy_decide(READ_ONCE(ZONEFS_SB(sb)->s_errors), zone->cond,
 			     z->z_flags, isize, dsize, &p);
@@ -400,17 +399,16 @@ static void zonefs_file_take_size(struct inode *inode, loff_t size)
 static void zonefs_zone_reopen(struct inode *inode)
 {
 	struct super_block *sb = inode->i_sb;
-	struct zonefs_inode_info *zi = ZONEFS_I(inode);
 	struct zonefs_zone *z = zonefs_inode_zone(inode);
 
-	if (zi->i_wr_refcnt && !sb_rdonly(sb) &&
+	if (z->z_wr_refcnt && !sb_rdonly(sb) &&
 	    (READ_ONCE(ZONEFS_SB(sb)->s_mount_opts) &
 	     ZONEFS_MNTOPT_EXPLICIT_OPEN) &&
 	    !(z->z_flags & (ZONEFS_ZONE_OFFLINE | ZONEFS_ZONE_READONLY |
 			    ZONEFS_ZONE_RO_MOUNT | ZONEFS_ZONE_OPEN)) &&
-	    i_size_read(inode) < zi->i_max_size)
+	    i_size_read(inode) < zonefs_inode_max_size(inode))
 		zonefs_zone_open_explicit(inode);
-	zonefs_zone_update_active(sb, zi->i_zidx);
+	zonefs_zone_update_active(sb, zonefs_inode_zidx(inode));
 }
 
 /**
@@ -538,7 +536,7 @@ bool zonefs_zone_close_explicit(struct inode *inode)
 			return true;
 		if (!sb_rdonly(sb)) {
 			zonefs_warn(sb, "zone %u: cannot close it: remounting file system read-only\n",
-				    ZONEFS_I(inode)->i_zidx);
+				    zonefs_inode_zidx(inode));
 			sb->s_flags |= SB_RDONLY;
 		}
 		return false;
@@ -571,9 +569,9 @@ static struct workqueue_struct *zonefs_recovery_wq;
  *		(a write that failed after part of it was sent)
  * @issuer:	the caller's issuer recovers when the I/O returns (a
  *		synchronous direct I/O, with inode->i_rwsem held); else the
- *		recovery is queued, holding a reference on @inode (not on a
- *		file, so that close and umount are never delayed by it) until
- *		it has run
+ *		recovery is queued on the mount's work, holding a reference
+ *		on @inode (not on a file, so that close and umount are never
+ *		delayed by it) until it has run
  *
  * The recovery waits until no I/O is in flight on the file: a write still
  * in flight moves the device's write pointer, and recovering before it
@@ -583,25 +581,26 @@ static struct workqueue_struct *zonefs_recovery_wq;
  */
 void zonefs_note_error(struct inode *inode, enum zonefs_error err, bool issuer)
 {
-	struct zonefs_inode_info *zi = ZONEFS_I(inode);
+	struct zonefs_sb_info *sbi = ZONEFS_SB(inode->i_sb);
 
 	switch (err) {
 	case ZONEFS_ERR_DEVICE:
-		set_bit(ZONEFS_RECOVERY_DEVICE, &zi->i_recovery);
+		zonefs_recovery_set(inode, ZONEFS_RECOVERY_DEVICE);
 		break;
 	case ZONEFS_ERR_NO_WRITE:
-		set_bit(ZONEFS_RECOVERY_NO_WRITE, &zi->i_recovery);
+		zonefs_recovery_set(inode, ZONEFS_RECOVERY_NO_WRITE);
 		break;
 	default:
-		set_bit(ZONEFS_RECOVERY_LOCAL, &zi->i_recovery);
+		zonefs_recovery_set(inode, ZONEFS_RECOVERY_LOCAL);
 		break;
 	}
-	set_bit(ZONEFS_RECOVERY_PENDING, &zi->i_recovery);
-	if (issuer || test_and_set_bit(ZONEFS_RECOVERY_QUEUED, &zi->i_recovery))
+	zonefs_recovery_set(inode, ZONEFS_RECOVERY_PENDING);
+	if (issuer ||
+	    test_and_set_bit(zonefs_inode_zidx(inode), sbi->s_recovery_map))
 		return;
 
 	ihold(inode);
-	queue_work(zonefs_recovery_wq, &zi->i_recovery_work);
+	queue_work(zonefs_recovery_wq, &sbi->s_recovery_work);
 }
 
 /**
@@ -624,18 +623,19 @@ void zonefs_note_error(struct inode *inode, enum zonefs_error err, bool issuer)
 void zonefs_recover(struct inode *inode, enum zonefs_error err)
 {
 	struct zonefs_inode_info *zi = ZONEFS_I(inode);
-	unsigned long *bits = &zi->i_recovery;
 	bool device, local, no_write;
 
-	if (err == ZONEFS_ERR_NONE && !test_bit(ZONEFS_RECOVERY_PENDING, bits))
+	if (err == ZONEFS_ERR_NONE && !zonefs_recovery_pending(inode))
 		return;
 
 	inode_dio_wait(inode);
-	clear_bit(ZONEFS_RECOVERY_PENDING, bits);
-	device = test_and_clear_bit(ZONEFS_RECOVERY_DEVICE, bits);
-	local = test_and_clear_bit(ZONEFS_RECOVERY_LOCAL, bits);
-	no_write = test_and_clear_bit(ZONEFS_RECOVERY_NO_WRITE, bits);
-	clear_bit(ZONEFS_RECOVERY_REFUSED, bits);
+	zonefs_recovery_test_and_clear(inode, ZONEFS_RECOVERY_PENDING);
+	device = zonefs_recovery_test_and_clear(inode, ZONEFS_RECOVERY_DEVICE);
+	local = zonefs_recovery_test_and_clear(inode, ZONEFS_RECOVERY_LOCAL);
+	no_write = zonefs_recovery_test_and_clear(inode,
+						  ZONEFS_RECOVERY_NO_WRITE);
+	zonefs_recovery_test_and_clear(inode, ZONEFS_RECOVERY_REFUSED_OPEN);
+	zonefs_recovery_test_and_clear(inode, ZONEFS_RECOVERY_REFUSED_ACTIVE);
 	if (device)
 		err = ZONEFS_ERR_DEVICE;
 	else if (local && err != ZONEFS_ERR_DEVICE)
@@ -651,21 +651,42 @@ void zonefs_recover(struct inode *inode, enum zonefs_error err)
 }
 
 /**
- * zonefs_recovery_work() - recover after an asynchronous I/O error
- * @work:	zonefs_inode_info.i_recovery_work
+ * zonefs_recovery_work() - recover after asynchronous I/O errors
+ * @work:	zonefs_sb_info.s_recovery_work
+ *
+ * Runs the recovery of each file marked in s_recovery_map, one after the
+ * other, and drops the reference zonefs_note_error() took. A file's mark
+ * is cleared before its recovery, so that an error during it queues
+ * another.
  */
 void zonefs_recovery_work(struct work_struct *work)
 {
-	struct zonefs_inode_info *zi =
-		container_of(work, struct zonefs_inode_info, i_recovery_work);
-	struct inode *inode = &zi->i_vnode;
+	struct zonefs_sb_info *sbi =
+		container_of(work, struct zonefs_sb_info, s_recovery_work);
+	unsigned int zidx = 0;
+	struct inode *inode;
 
-	clear_bit_unlock(ZONEFS_RECOVERY_QUEUED, &zi->i_recovery);
-
-	inode_lock(inode);
-	zonefs_recover(inode, ZONEFS_ERR_NONE);
-	inode_unlock(inode);
-	iput(inode);
+	for (;;) {
+		zidx = find_next_bit(sbi->s_recovery_map, sbi->s_nr_zones, zidx);
+		if (zidx >= sbi->s_nr_zones)
+			break;
+		clear_bit(zidx, sbi->s_recovery_map);
+		/*
+		 * Pairs with the ordered test_and_set_bit() of
+		 * zonefs_note_error(): an error that found the mark still
+		 * set is seen by the recovery below.
+		 */
+		smp_mb__after_atomic();
+		/* Found: zonefs_note_error() holds a reference on it. */
+		inode = ilookup(sbi->s_sb, zidx);
+		if (WARN_ON_ONCE(!inode))
+			continue;
+		inode_lock(inode);
+		zonefs_recover(inode, ZONEFS_ERR_NONE);
+		inode_unlock(inode);
+		iput(inode);
+		iput(inode);
+	}
 }
 
 /**
@@ -881,7 +902,12 @@ int zonefs_init_zones(struct super_block *sb)
 
 	sbi->s_zones = kvcalloc(sbi->s_nr_zones, sizeof(struct zonefs_zone),
 				GFP_KERNEL);
-	if (!sbi->s_zones)
+	sbi->s_recovery = kvcalloc(BITS_TO_LONGS((size_t)sbi->s_nr_zones *
+						 ZONEFS_RECOVERY_NR_BITS),
+				   sizeof(unsigned long), GFP_KERNEL);
+	sbi->s_recovery_map = kvcalloc(BITS_TO_LONGS(sbi->s_nr_zones),
+				       sizeof(unsigned long), GFP_KERNEL);
+	if (!sbi->s_zones || !sbi->s_recovery || !sbi->s_recovery_map)
 		return -ENOMEM;
 
 	ret = blkdev_report_zones(bdev, 0, BLK_ALL_ZONES, zonefs_init_zone_cb,
@@ -964,6 +990,8 @@ void zonefs_free_zones(struct zonefs_sb_info *sbi)
 		kvfree(sbi->s_groups[i].g_nzones);
 	}
 	kvfree(sbi->s_zone_caps);
+	kvfree(sbi->s_recovery_map);
+	kvfree(sbi->s_recovery);
 	kvfree(sbi->s_zones);
 }
 EXPORT_SYMBOL_IF_KUNIT(zonefs_free_zones);

@@ -257,6 +257,7 @@ static int zonefs_file_truncate(struct inode *inode, loff_t isize)
 unlock:
 	mutex_unlock(&zi->i_truncate_mutex);
 	filemap_invalidate_unlock(inode->i_mapping);
+	zonefs_drop_stale_cache(inode);
 
 	return ret;
 }
@@ -1248,6 +1249,7 @@ static void zonefs_seq_file_write_close(struct inode *inode)
 
 unlock:
 	mutex_unlock(&zi->i_truncate_mutex);
+	zonefs_drop_stale_cache(inode);
 	inode_unlock(inode);
 }
 

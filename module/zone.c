@@ -467,10 +467,11 @@ void zonefs_zone_resync(struct inode *inode, enum zonefs_error err)
 	/*
 	 * The zone changed behind the page cache: after a reset and writes
 	 * from outside, even the data below both sizes may not be what was
-	 * cached. Drop it all; errors are rare.
+	 * cached. The caller drops it all once it has let go of the mutex
+	 * (zonefs_drop_stale_cache()); errors are rare.
 	 */
 	if (dsize != isize)
-		truncate_pagecache(inode, 0);
+		zonefs_recovery_set(inode, ZONEFS_RECOVERY_STALE_CACHE);
 	if (seq && reported > dsize)
 		z->z_flags |= ZONEFS_ZONE_FOREIGN;
 	else
@@ -648,6 +649,28 @@ void zonefs_recover(struct inode *inode, enum zonefs_error err)
 	if (zonefs_inode_is_seq(inode))
 		zi->i_wpoffset = i_size_read(inode);
 	mutex_unlock(&zi->i_truncate_mutex);
+	zonefs_drop_stale_cache(inode);
+}
+
+/**
+ * zonefs_drop_stale_cache() - drop the pages zonefs_zone_resync() found stale
+ * @inode:	the file's inode
+ *
+ * Not under i_truncate_mutex: a read in progress holds pages locked while
+ * it waits for that mutex (zonefs_iomap_begin()), and a truncation of the
+ * page cache waits for them. The invalidate lock keeps new reads out.
+ *
+ * Context: inode->i_rwsem held exclusive, mapping->invalidate_lock and
+ * the file's i_truncate_mutex not held.
+ */
+void zonefs_drop_stale_cache(struct inode *inode)
+{
+	if (!zonefs_recovery_test(inode, ZONEFS_RECOVERY_STALE_CACHE))
+		return;
+	filemap_invalidate_lock(inode->i_mapping);
+	if (zonefs_recovery_test_and_clear(inode, ZONEFS_RECOVERY_STALE_CACHE))
+		truncate_pagecache(inode, 0);
+	filemap_invalidate_unlock(inode->i_mapping);
 }
 
 /**

@@ -249,6 +249,8 @@ struct zonefs_sb_info {
  * request for want of open (BLK_STS_ZONE_OPEN_RESOURCE) or active zones
  * (BLK_STS_ZONE_ACTIVE_RESOURCE): the write requests of the file that
  * fail after it, until the recovery, failed because of it.
+ * ZONEFS_RECOVERY_STALE_CACHE: the zone changed behind the page cache;
+ * zonefs_drop_stale_cache() drops the file's pages.
  */
 #define ZONEFS_RECOVERY_PENDING		0
 #define ZONEFS_RECOVERY_DEVICE		1
@@ -256,6 +258,7 @@ struct zonefs_sb_info {
 #define ZONEFS_RECOVERY_LOCAL		3
 #define ZONEFS_RECOVERY_REFUSED_OPEN	4
 #define ZONEFS_RECOVERY_REFUSED_ACTIVE	5
+#define ZONEFS_RECOVERY_STALE_CACHE	6
 #define ZONEFS_RECOVERY_NR_BITS		8
 
 /**
@@ -487,6 +490,7 @@ int zonefs_zone_open_explicit(struct inode *inode);
 bool zonefs_zone_close_explicit(struct inode *inode);
 void zonefs_note_error(struct inode *inode, enum zonefs_error err, bool issuer);
 void zonefs_recover(struct inode *inode, enum zonefs_error err);
+void zonefs_drop_stale_cache(struct inode *inode);
 void zonefs_recovery_work(struct work_struct *work);
 void zonefs_recovery_flush(void);
 int zonefs_recovery_init(void);

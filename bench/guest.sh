@@ -329,6 +329,42 @@ report_run() {
 	fi
 }
 
+# perf_top DATA NAME: the top of perf report of DATA (self and inclusive
+# time by symbol, self time by binary) to OUT/profile-NAME.txt.
+perf_top() {
+	local data=$1 name=$2
+	[ -s "$data" ] || return 0
+	# Each report whole to a file, then its top: head must not cut perf
+	# off (SIGPIPE) under pipefail.
+	perf report -q -i "$data" --stdio --no-children \
+		--sort sym --percent-limit 0.5 -g none >"$tmp/self" 2>/dev/null || true
+	perf report -q -i "$data" --stdio --children \
+		--sort sym --percent-limit 2 -g none >"$tmp/incl" 2>/dev/null || true
+	perf report -q -i "$data" --stdio --no-children \
+		--sort dso -g none >"$tmp/dso" 2>/dev/null || true
+	{
+		echo "# self time by symbol"
+		sed '/^$/d' "$tmp/self" | sed -n '1,40p'
+		echo "# time with callees (inclusive), by symbol"
+		sed '/^$/d' "$tmp/incl" | sed -n '1,60p'
+		echo "# self time by binary"
+		sed '/^$/d' "$tmp/dso" | sed -n '1,12p'
+	} >"$out/profile-$name.txt"
+	rm -f "$data"
+}
+
+# profile_mkzonefs: a perf profile of mkzonefs -f on the big disk, not
+# timed, to OUT/profile-mkzonefs.txt; the disk stays formatted.
+profile_mkzonefs() {
+	mod_unload
+	sync
+	perf record -q -e cpu-clock -a -g -o "$tmp/perf-mkzonefs.data" -- \
+		"$MKZONEFS" -f "$ZBC_BIG" >/dev/null 2>&1 ||
+		{ note "profile mkzonefs: perf record of mkzonefs -f failed"; return 0; }
+	perf_top "$tmp/perf-mkzonefs.data" mkzonefs
+	log "profile mkzonefs: $out/profile-mkzonefs.txt"
+}
+
 # profile TARGET: perf profiles (cpu-clock, every CPU, call graphs) of a
 # mount of the big disk and of ls -l seq/, not timed; the top of each
 # report goes to OUT/profile-TARGET-{mount,ls}.txt.
@@ -345,24 +381,7 @@ profile() {
 		sh -c "ls -l '$MNT/seq' >/dev/null" >/dev/null 2>&1 ||
 		note "profile $t: perf record of ls -l failed"
 	for what in mount ls; do
-		[ -s "$tmp/perf-$what.data" ] || continue
-		# Each report whole to a file, then its top: head must not cut
-		# perf off (SIGPIPE) under pipefail.
-		perf report -q -i "$tmp/perf-$what.data" --stdio --no-children \
-			--sort sym --percent-limit 0.5 -g none >"$tmp/self" 2>/dev/null || true
-		perf report -q -i "$tmp/perf-$what.data" --stdio --children \
-			--sort sym --percent-limit 2 -g none >"$tmp/incl" 2>/dev/null || true
-		perf report -q -i "$tmp/perf-$what.data" --stdio --no-children \
-			--sort dso -g none >"$tmp/dso" 2>/dev/null || true
-		{
-			echo "# self time by symbol"
-			sed '/^$/d' "$tmp/self" | sed -n '1,40p'
-			echo "# time with callees (inclusive), by symbol"
-			sed '/^$/d' "$tmp/incl" | sed -n '1,60p'
-			echo "# self time by binary"
-			sed '/^$/d' "$tmp/dso" | sed -n '1,12p'
-		} >"$out/profile-$t-$what.txt"
-		rm -f "$tmp/perf-$what.data"
+		perf_top "$tmp/perf-$what.data" "$t-$what"
 	done
 	mod_unload
 	log "profile $t: $out/profile-$t-mount.txt, $out/profile-$t-ls.txt"
@@ -398,6 +417,7 @@ scale() {
 	done
 	scale_runs "$BENCH_REPS"
 	if [ "$BENCH_PROFILE" = 1 ] && command -v perf >/dev/null; then
+		profile_mkzonefs
 		for t in ours stock; do
 			profile "$t"
 		done

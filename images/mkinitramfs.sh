@@ -7,18 +7,18 @@
 #
 # Usage: images/mkinitramfs.sh   (writes images/out/initramfs-<kver>.cpio.gz)
 # KVER= picks the kernel, KMODS= its modules directory when that is not
-# /lib/modules/<kver> (the debug kernel of images/mkkernel.sh).
+# the stock kernel's, unpacked by make deps in STOCK_CACHE (the debug
+# kernel of images/mkkernel.sh).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=testbed/lib.sh
 . "$here/../testbed/lib.sh"
 
-kver=$(tb_kver) || tb_die "no Debian 6.1 kernel with headers installed: run 'make deps'"
+kver=$(tb_kver) || tb_die "no Debian 6.1 kernel with headers in $STOCK_CACHE: run 'make deps'"
 out="$IMAGES_OUT/initramfs-$kver.cpio.gz"
-: "${KMODS:=/lib/modules/$kver}"
-modinfo=(modinfo -k "$kver")
-[ "$KMODS" = "/lib/modules/$kver" ] || modinfo+=(-b "${KMODS%/lib/modules/*}")
+: "${KMODS:=$(tb_stock_dir "$kver")/lib/modules/$kver}"
+modinfo=(modinfo -k "$kver" -b "${KMODS%/lib/modules/*}")
 mods=(virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci
       netfs fscache 9pnet 9pnet_virtio 9p overlay)
 

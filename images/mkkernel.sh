@@ -8,7 +8,7 @@
 #   images/mkkernel.sh          build or find the kernel, build zonefs.ko;
 #                               prints the kernel's directory on stdout
 #
-# The config: Debian's /boot/config-<stock kver>, trimmed by localmodconfig
+# The config: Debian's config-<stock kver> (unpacked by make deps), trimmed by localmodconfig
 # to images/kernel-modules, plus images/kernel-debug.config. The result is
 # cached under a key made of the source package version and a hash of the
 # Debian config, the two files above and this script, in
@@ -31,12 +31,13 @@ src_tar=/usr/src/linux-source-6.1.tar.xz
 modlist=$here/kernel-modules
 fragment=$here/kernel-debug.config
 
-stock=$(tb_kver) || tb_die "no Debian 6.1 kernel with headers installed: run 'make deps'"
+stock=$(tb_kver) || tb_die "no Debian 6.1 kernel with headers in $STOCK_CACHE: run 'make deps'"
 [ -f "$src_tar" ] || tb_die "no $src_tar: apt-get install linux-source-6.1 (images/packages)"
 srcver=$(dpkg-query -W -f '${Version}' linux-source-6.1 2>/dev/null) ||
 	tb_die "linux-source-6.1 is not installed"
-imgver=$(dpkg-query -W -f '${Version}' "linux-image-$stock" 2>/dev/null) ||
-	tb_die "linux-image-$stock is not installed"
+stock_dir=$(tb_stock_dir "$stock")
+imgver=$(cat "$stock_dir/version" 2>/dev/null) ||
+	tb_die "linux-image-$stock is not unpacked in $stock_dir: run 'make deps'"
 # The debug kernel must be the stock guest's kernel plus debug options.
 [ "$srcver" = "$imgver" ] ||
 	tb_die "linux-source-6.1 is $srcver but the guest's linux-image-$stock is $imgver: install the same version"
@@ -95,7 +96,7 @@ progress() {
 configure() {
 	local lsmod bad=0 line name want got
 	mkdir -p "$dir/build"
-	cp "/boot/config-$stock" "$dir/build/.config"
+	cp "$stock_dir/boot/config-$stock" "$dir/build/.config"
 	lsmod=$dir/lsmod
 	grep -v '^\s*\(#\|$\)' "$modlist" >"$lsmod"
 	make -s -C "$src" O="$dir/build" olddefconfig
@@ -131,7 +132,7 @@ configure() {
 # kernel: Debian's config, the module list, the debug options and the two
 # functions above (the build steps). Editing the rest of this script keeps
 # the cache.
-hash=$({ cat "/boot/config-$stock" "$modlist" "$fragment"; declare -f steps configure; } |
+hash=$({ cat "$stock_dir/boot/config-$stock" "$modlist" "$fragment"; declare -f steps configure; } |
 	sha256sum | cut -c1-12)
 key=$srcver-$hash
 if ! mkdir -p "$KERNEL_CACHE" 2>/dev/null || [ ! -w "$KERNEL_CACHE" ]; then

@@ -30,6 +30,7 @@
 # group named in HOST_GROUPS, GUEST_GROUPS or VM_GROUPS has no directory
 # in tests/ ("none" names no group), when a phase returns no counts, when
 # a guest's kernel log outside the tests shows a bug report or a taint,
+# when what the host boots changed since make deps (testbed/hoststate.sh),
 # and when it ran no test at all. INT or TERM stops the running phases
 # (tests, guests) and then make check.
 set -uo pipefail
@@ -295,7 +296,18 @@ for m in "${missing[@]}"; do
 	n=$((n + 1)) fail=$((fail + 1))
 	echo "not ok $n ${m#*:} # ${m%%:*} names a group that tests/ does not have"
 done
-if [ $((pass + fail + skip)) -eq 0 ]; then
+# What the host boots is as it was before make deps: no kernel, module or
+# boot loader change from any step of make check (testbed/hoststate.sh).
+n=$((n + 1))
+if changed=$("$here/hoststate.sh" compare "$IMAGES_OUT/host-state.before" 2>&1); then
+	pass=$((pass + 1))
+	echo "ok $n host: /boot, the boot loader's configuration and /lib/modules as before make deps"
+else
+	fail=$((fail + 1))
+	echo "not ok $n host: /boot, the boot loader's configuration and /lib/modules as before make deps # changed"
+	printf '%s\n' "$changed" | sed 's/^/#   /'
+fi
+if [ $((pass + fail + skip)) -eq 1 ]; then
 	n=$((n + 1)) fail=1
 	echo "not ok $n make check ran no test # see HOST_GROUPS, GUEST_GROUPS, VM_GROUPS and TESTS_ARGS"
 fi

@@ -29,19 +29,25 @@ tb_step() {
 	return "$rc"
 }
 
-# The guest kernel version: the newest installed Debian 6.1 amd64 kernel
-# that also has its headers. Never the build host's uname -r.
+# The guest kernel version: the newest Debian 6.1 amd64 kernel unpacked in
+# STOCK_CACHE (make deps) that also has its headers installed. Never the
+# build host's uname -r, never a kernel installed in the host's /boot.
 tb_kver() {
 	local v
 	if [ -n "$KVER" ]; then
 		echo "$KVER"
 		return 0
 	fi
-	for v in $(find /boot -maxdepth 1 -name 'vmlinuz-6.1.0-*-amd64' | sed 's|.*/vmlinuz-||' | sort -V -r); do
-		if [ -d "/lib/modules/$v/kernel" ] && [ -d "/usr/src/linux-headers-$v" ]; then
+	for v in $(find "$STOCK_CACHE" -mindepth 1 -maxdepth 1 -name '6.1.0-*-amd64' -printf '%f\n' 2>/dev/null | sort -V -r); do
+		if [ -f "$STOCK_CACHE/$v/ok" ] && [ -d "/usr/src/linux-headers-$v" ]; then
 			echo "$v"
 			return 0
 		fi
 	done
 	return 1
+}
+
+# tb_stock_dir KVER: the unpacked package of the stock kernel KVER.
+tb_stock_dir() {
+	echo "$STOCK_CACHE/$1"
 }

@@ -135,14 +135,17 @@ fi
 pass_dev=
 [ -z "$DISK" ] || pass_dev=$(tb_disk_policy "$DISK" "$FORMAT") || exit 1
 
-kver=$(tb_kver) || tb_die "no Debian 6.1 kernel with headers installed: run 'make deps'"
-kernel=/boot/vmlinuz-$kver
-kmods=/lib/modules/$kver
+kver=$(tb_kver) || tb_die "no Debian 6.1 kernel with headers in $STOCK_CACHE: run 'make deps'"
+# The guest's kernel and modules are never in the host's /boot and
+# /lib/modules: the stock one is Debian's package unpacked by make deps,
+# the debug one images/mkkernel.sh's build (cached). The guest links the
+# modules from the path given as tb_kmods=.
+kernel=$(tb_stock_dir "$kver")/boot/vmlinuz-$kver
+kmods=$(tb_stock_dir "$kver")/lib/modules/$kver
 ko=$TOP/module/zonefs.ko
-kargs=
+kargs=" tb_kmods=$kmods"
 # KERNEL=debug: images/mkkernel.sh's debug kernel (built once, then cached)
-# and our zonefs.ko built against it. Its modules are not in the host's
-# /lib/modules: the guest links them from the path given as tb_kmods=.
+# and our zonefs.ko built against it.
 # shellcheck disable=SC2153 # KERNEL comes from testbed/config
 case "$KERNEL" in
 stock) ;;

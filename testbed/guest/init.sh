@@ -140,8 +140,9 @@ tb_teardown() {
 	return "$rc"
 }
 
-# A kernel of our own (KERNEL=debug, images/mkkernel.sh) has no modules in
-# the host's /lib/modules: vm.sh names their directory on the host with
+# The guest's kernel has no modules in the host's /lib/modules (the stock
+# one is unpacked in STOCK_CACHE by make deps, the debug one built by
+# images/mkkernel.sh): vm.sh names their directory on the host with
 # tb_kmods=, and they are linked in before anything is loaded.
 tb_link_modules() {
 	local arg src='' kdir cmdline

@@ -83,14 +83,32 @@ static void zonefs_readahead(struct readahead_control *rac)
 	iomap_readahead(rac, &zonefs_iomap_ops);
 }
 
-/* Only conventional files have dirty pages: seq files take no buffered
- * writes and no shared writable mappings.
+/*
+ * Whether a file's data can no longer be written: the file system is
+ * read-only (mounted so, or made so by errors=), or the file's zone was
+ * taken away (offline or read-only, by the device or by errors=).
+ */
+static bool zonefs_file_is_readonly(struct inode *inode)
+{
+	return sb_rdonly(inode->i_sb) ||
+	       (zonefs_inode_zone(inode)->z_flags &
+		(ZONEFS_ZONE_OFFLINE | ZONEFS_ZONE_READONLY |
+		 ZONEFS_ZONE_RO_MOUNT));
+}
+
+/*
+ * Only conventional files have dirty pages: seq files take no buffered
+ * writes and no shared writable mappings. Pages dirtied before the file
+ * became read-only are not written: the writeback fails with EROFS, which
+ * fsync() and msync() report, and the pages are left clean.
  */
 static int zonefs_write_map_blocks(struct iomap_writepage_ctx *wpc,
 				   struct inode *inode, loff_t offset)
 {
 	if (WARN_ON_ONCE(zonefs_inode_is_seq(inode)))
 		return -EIO;
+	if (zonefs_file_is_readonly(inode))
+		return -EROFS;
 	if (offset >= wpc->iomap.offset &&
 	    offset < wpc->iomap.offset + wpc->iomap.length)
 		return 0;
@@ -220,11 +238,12 @@ static int zonefs_file_truncate(struct inode *inode, loff_t isize)
 	/*
 	 * A FINISH needs an active zone slot: at the device's limit it is
 	 * refused (EOVERFLOW), the zone is as it was and the caller gets
-	 * the errno. Only a failure of the device applies errors=.
+	 * the errno; so is a command to a read-only block device (EROFS).
+	 * Only a failure of the device applies errors=.
 	 */
 	ret = zonefs_zone_mgmt(inode, op);
 	if (ret) {
-		if (!zonefs_error_is_resource(ret))
+		if (!zonefs_error_is_resource(ret) && ret != -EROFS)
 			zonefs_zone_resync(inode, ZONEFS_ERR_DEVICE);
 		goto unlock;
 	}
@@ -319,6 +338,18 @@ void zonefs_file_save_attr(struct inode *inode)
 		zonefs_attr_fill(attr, inode);
 }
 
+/* The permission bits a taken-away zone cleared from its file's mode. */
+static umode_t zonefs_taken_bits(struct inode *inode)
+{
+	u8 flags = zonefs_inode_zone(inode)->z_flags;
+
+	if (flags & (ZONEFS_ZONE_OFFLINE | ZONEFS_ZONE_RO_MOUNT))
+		return 0777;
+	if (flags & ZONEFS_ZONE_READONLY)
+		return 0222;
+	return 0;
+}
+
 static int zonefs_file_setattr(struct user_namespace *mnt_userns,
 			       struct dentry *dentry, struct iattr *iattr)
 {
@@ -337,6 +368,15 @@ static int zonefs_file_setattr(struct user_namespace *mnt_userns,
 	ret = setattr_prepare(mnt_userns, dentry, iattr);
 	if (ret)
 		return ret;
+
+	/*
+	 * The permission bits that a zone's take-away cleared say what the
+	 * zone allows: they cannot be given back. Other changes (owner, the
+	 * remaining bits) are allowed, as the file stays usable for reads.
+	 */
+	if ((iattr->ia_valid & ATTR_MODE) &&
+	    (iattr->ia_mode & ~inode->i_mode & zonefs_taken_bits(inode)))
+		return -EPERM;
 
 	/* Before the zone changes: nothing may fail after a reset. */
 	ret = zonefs_get_attr(inode);
@@ -1011,9 +1051,18 @@ static ssize_t zonefs_file_dio_write(struct kiocb *iocb, struct iov_iter *from)
 	if (zonefs_recovery_pending(inode)) {
 		/*
 		 * This write, or an I/O in flight before it, failed: the
-		 * recovery also gives back what this write reserved.
+		 * recovery also gives back what this write reserved. A write
+		 * refused after some of its requests reached the device
+		 * returns what landed, the bytes the size grew past its
+		 * offset (this write's reservation is the last one, as the
+		 * inode lock is held), so that a caller who goes on from
+		 * the returned count writes at the write pointer.
 		 */
 		zonefs_recover(inode, ZONEFS_ERR_NONE);
+		if (seq && ret < 0 && i_size_read(inode) > pos) {
+			ret = min_t(loff_t, i_size_read(inode) - pos, count);
+			iocb->ki_pos = pos + ret;
+		}
 	} else if (seq && ret < (ssize_t)count) {
 		/*
 		 * Nothing, or less than reserved, was written and nothing
@@ -1058,11 +1107,16 @@ static ssize_t zonefs_file_buffered_write(struct kiocb *iocb,
 	if (ret)
 		goto inode_unlock;
 
+	/*
+	 * A buffered write only fills the page cache: an EIO here is the
+	 * read of a block that the write covers in part, and is treated as
+	 * the read it is. The device's write failures show at writeback.
+	 */
 	ret = iomap_file_buffered_write(iocb, from, &zonefs_iomap_ops);
 	if (ret > 0)
 		iocb->ki_pos += ret;
 	else if (ret == -EIO)
-		zonefs_recover(inode, ZONEFS_ERR_DEVICE);
+		zonefs_recover(inode, ZONEFS_ERR_NO_WRITE);
 
 inode_unlock:
 	inode_unlock(inode);
@@ -1092,6 +1146,15 @@ static vm_fault_t zonefs_filemap_page_mkwrite(struct vm_fault *vmf)
 	vm_fault_t ret;
 
 	if (WARN_ON_ONCE(zonefs_inode_is_seq(inode)))
+		return VM_FAULT_SIGBUS;
+
+	/*
+	 * A store into a mapping of a file that can no longer be written
+	 * (the mapping was made before) gets SIGBUS. A store that passes
+	 * here as the file becomes read-only leaves a dirty page that
+	 * writeback does not write (zonefs_write_map_blocks()).
+	 */
+	if (zonefs_file_is_readonly(inode))
 		return VM_FAULT_SIGBUS;
 
 	sb_start_pagefault(inode->i_sb);
@@ -1153,9 +1216,10 @@ static int zonefs_file_fsync(struct file *file, loff_t start, loff_t end,
 	/*
 	 * fsync also runs inside a direct O_DSYNC write's completion, with
 	 * the inode lock held or with its issuer waiting for it: the
-	 * recovery, which takes that lock, is queued.
+	 * recovery, which takes that lock, is queued. EROFS is pages that
+	 * were not written because the file is read-only: no device failed.
 	 */
-	if (ret)
+	if (ret && ret != -EROFS)
 		zonefs_note_error(inode, ZONEFS_ERR_DEVICE, false);
 
 	return ret;
@@ -1236,14 +1300,14 @@ static void zonefs_seq_file_write_close(struct inode *inode)
 	/*
 	 * A zone still flagged open is held open by this module: a zone that
 	 * filled up, or that an error took away, gave its open slot back
-	 * already. One that cannot be closed keeps its flag and its count.
+	 * already. One that cannot be closed keeps its flag, and the file
+	 * system is read-only (zonefs_zone_close_explicit()): the file has no
+	 * writer left and is no longer counted, and remount,rw closes the
+	 * zone (zonefs_close_open_zones()).
 	 */
 	if (z->z_flags & ZONEFS_ZONE_OPEN) {
-		bool closed = zonefs_zone_close_explicit(inode);
-
+		zonefs_zone_close_explicit(inode);
 		zonefs_zone_update_active(sb, zonefs_inode_zidx(inode));
-		if (!closed)
-			goto unlock;
 	}
 	atomic_dec(&ZONEFS_SB(sb)->s_wro_seq_files);
 

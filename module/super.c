@@ -276,7 +276,7 @@ static int zonefs_fill_super(struct super_block *sb, struct fs_context *fc)
 	if (ret)
 		return ret;
 
-	zonefs_close_open_zones(sb);
+	zonefs_close_open_zones(sb, !sb_rdonly(sb));
 
 	if (!zonefs_bdev_has_elevator(bdev))
 		zonefs_info(sb, "the I/O scheduler does not order zone writes: direct writes to a sequential file are sent one request at a time%s\n",
@@ -300,7 +300,22 @@ static int zonefs_reconfigure(struct fs_context *fc)
 	struct zonefs_context *ctx = fc->fs_private;
 	struct super_block *sb = fc->root->d_sb;
 
+	int ret;
+
 	sync_filesystem(sb);
+	/*
+	 * Read-write again: the zone work a read-only mount, or the file
+	 * system made read-only, did not do is done now, on the zones as
+	 * the device has them, so that the device's open and active zones
+	 * are what a read-write mount leaves.
+	 */
+	if ((fc->sb_flags_mask & SB_RDONLY) && !(fc->sb_flags & SB_RDONLY) &&
+	    sb_rdonly(sb)) {
+		ret = zonefs_rescan_open_zones(sb);
+		if (ret)
+			return ret;
+		zonefs_close_open_zones(sb, true);
+	}
 	WRITE_ONCE(ZONEFS_SB(sb)->s_mount_opts, ctx->c_mount_opts);
 	WRITE_ONCE(ZONEFS_SB(sb)->s_errors, ctx->c_errors);
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * zonefs zone handling: the mount-time zone report that fills the compact
- * per-zone array and the file groups, zone management commands, and the
- * write pointer recovery that follows an I/O error.
+ * per-zone array and the file groups, the zone records and their counters,
+ * and the zone management commands (the recovery after an I/O error is in
+ * recovery.c).
  */
 #include <linux/slab.h>
 #include <linux/mm.h>
@@ -113,7 +114,7 @@ void zonefs_zone_set_wpoff(struct inode *inode, loff_t size)
 }
 
 /* Set zone state bits, keeping the statfs and active counters right. */
-static void zonefs_zone_set_flags(struct inode *inode, u8 flags)
+void zonefs_zone_set_flags(struct inode *inode, u8 flags)
 {
 	struct super_block *sb = inode->i_sb;
 	struct zonefs_sb_info *sbi = ZONEFS_SB(sb);
@@ -127,7 +128,7 @@ static void zonefs_zone_set_flags(struct inode *inode, u8 flags)
 	zonefs_zone_update_active(sb, zidx);
 }
 
-static int zonefs_zone_mgmt_idx(struct super_block *sb, unsigned int zidx,
+int zonefs_zone_mgmt_idx(struct super_block *sb, unsigned int zidx,
 				enum req_op op)
 {
 	struct zonefs_sb_info *sbi = ZONEFS_SB(sb);
@@ -135,6 +136,14 @@ static int zonefs_zone_mgmt_idx(struct super_block *sb, unsigned int zidx,
 	sector_t nr = min_t(sector_t, 1ULL << sbi->s_zone_sectors_shift,
 			    bdev_nr_sectors(sb->s_bdev) - start);
 	int ret;
+
+	/*
+	 * The block layer refuses zone commands to a block device made
+	 * read-only (blockdev --setro) with EPERM: nothing was sent, and
+	 * for the caller that is a read-only device, not a failing one.
+	 */
+	if (bdev_read_only(sb->s_bdev))
+		return -EROFS;
 
 	trace_zonefs_zone_mgmt(sb, zidx, op, start, nr);
 	ret = blkdev_zone_mgmt(sb->s_bdev, op, start, nr, GFP_NOFS);
@@ -165,8 +174,11 @@ static int zonefs_copy_zone_cb(struct blk_zone *zone, unsigned int idx,
 	return 0;
 }
 
-/* Report the first zone of a file. Return: 0 or -errno. */
-static int zonefs_report_zone(struct inode *inode, struct blk_zone *zone)
+/*
+ * Report the first zone of a file. The caller says what a failure means.
+ * Return: 0 or -errno.
+ */
+int zonefs_report_zone(struct inode *inode, struct blk_zone *zone)
 {
 	struct super_block *sb = inode->i_sb;
 	unsigned int zidx = zonefs_inode_zidx(inode);
@@ -184,302 +196,7 @@ static int zonefs_report_zone(struct inode *inode, struct blk_zone *zone)
 	memalloc_noio_restore(noio_flag);
 	if (ret == 1)
 		return 0;
-
-	zonefs_err_ratelimited(sb, "zone %u: report failed (%d)\n", zidx, ret);
 	return ret < 0 ? ret : -EIO;
-}
-
-/*
- * Take a zone away from writers (offline or read-only, by the device or by
- * the errors= policy). A zone the device still holds open or active gives
- * its slots back, since nothing will write it again in this mount and the
- * device frees nothing by itself while the zone is still good. On a device
- * with an active zone limit (ZNS) a closed zone still holds an active
- * slot, so the zone is finished: FINISH keeps its data readable and frees
- * both slots (the next mount sees it full). Without an active limit (ZBC),
- * or on a read-only mount, which sends no FINISH, an open zone is closed.
- *
- * Context: as zonefs_zone_resync(); i_mode changes under inode->i_rwsem.
- */
-static void zonefs_zone_take_away(struct inode *inode, u8 flag, u8 dev_cond)
-{
-	struct super_block *sb = inode->i_sb;
-	struct zonefs_zone *z = zonefs_inode_zone(inode);
-
-	if (zonefs_cond_is_active(dev_cond) &&
-	    ZONEFS_SB(sb)->s_max_active_seq_files && !sb_rdonly(sb)) {
-		if (!zonefs_zone_mgmt(inode, REQ_OP_ZONE_FINISH))
-			z->z_cond = BLK_ZONE_COND_FULL;
-	} else if ((dev_cond == BLK_ZONE_COND_EXP_OPEN ||
-		    dev_cond == BLK_ZONE_COND_IMP_OPEN) &&
-		   !zonefs_zone_mgmt(inode, REQ_OP_ZONE_CLOSE)) {
-		z->z_cond = BLK_ZONE_COND_CLOSED;
-	}
-	z->z_flags &= ~ZONEFS_ZONE_OPEN;
-
-	zonefs_zone_set_flags(inode, flag);
-	if (flag & ZONEFS_ZONE_OFFLINE)
-		inode->i_mode &= ~0777;
-	else
-		inode->i_mode &= ~0222;
-}
-
-/*
- * The amount of data the device holds for a file, from its zone report:
- * the write pointer of a sequential zone (the capacity once it is full),
- * the capacity of a conventional file.
- */
-static loff_t zonefs_report_data_size(struct inode *inode,
-				      struct blk_zone *zone)
-{
-	loff_t wp;
-
-	if (!zonefs_inode_is_seq(inode))
-		return zonefs_inode_max_size(inode);
-
-	switch (zone->cond) {
-	case BLK_ZONE_COND_OFFLINE:
-	case BLK_ZONE_COND_EMPTY:
-		return 0;
-	case BLK_ZONE_COND_FULL:
-		return zonefs_inode_max_size(inode);
-	case BLK_ZONE_COND_READONLY:
-		/* No write pointer: what was written stays readable. */
-		return i_size_read(inode);
-	default:
-		wp = (loff_t)(zone->wp - zone->start) << SECTOR_SHIFT;
-		return min(wp, zonefs_inode_max_size(inode));
-	}
-}
-
-/*
- * Whether the device's report shows a zone that went bad since the file
- * last looked: offline, or read-only while the file is still writable.
- */
-static bool zonefs_zone_went_bad(struct inode *inode, struct blk_zone *zone)
-{
-	struct zonefs_zone *z = zonefs_inode_zone(inode);
-	unsigned int zidx = zonefs_inode_zidx(inode);
-
-	if (zone->cond == BLK_ZONE_COND_OFFLINE &&
-	    !(z->z_flags & ZONEFS_ZONE_OFFLINE)) {
-		zonefs_err_ratelimited(inode->i_sb, "zone %u: offline\n", zidx);
-		return true;
-	}
-	if (zone->cond == BLK_ZONE_COND_READONLY &&
-	    !(z->z_flags & (ZONEFS_ZONE_OFFLINE | ZONEFS_ZONE_READONLY))) {
-		zonefs_err_ratelimited(inode->i_sb, "zone %u: read-only\n", zidx);
-		return true;
-	}
-	return false;
-}
-
-/*
- * Whether an error of kind @err, with the zone still good, is the device
- * failing, so that the errors= policy applies. The file has @isize bytes
- * and has issued writes up to @issued; the device holds @dsize bytes of
- * the file's zone. The other cases change nothing, or only the size:
- *
- * - ZONEFS_ERR_NONE: nothing failed, the report was only looked at;
- * - ZONEFS_ERR_NO_WRITE: a read or a zone close failed, which changes
- *   nothing while the device's data size is the file's size;
- * - ZONEFS_ERR_LOCAL: a write failed that the device did not (a user
- *   fault, a resource refusal) after part of it was sent: data between the
- *   size and the write pointer as issued is this file's own, and is kept
- *   (zonefs_zone_resync()).
- */
-static bool zonefs_error_is_device(enum zonefs_error err, bool seq,
-				   loff_t isize, loff_t issued, loff_t dsize)
-{
-	switch (err) {
-	case ZONEFS_ERR_NONE:
-		return false;
-	case ZONEFS_ERR_NO_WRITE:
-		return seq && dsize != isize;
-	case ZONEFS_ERR_LOCAL:
-		return seq && (dsize < isize || dsize > issued);
-	case ZONEFS_ERR_DEVICE:
-	default:
-		return true;
-	}
-}
-
-/**
- * zonefs_policy_decide() - what an error does to a file (SPEC section 5)
- * @mode:	the mount's errors= mode
- * @cond:	the zone's condition in the device's report
- * @zflags:	the zone's ZONEFS_ZONE_* flags
- * @isize:	the file's size
- * @dsize:	the data the device holds for the file (its write pointer)
- * @p:		the decision
- *
- * The errors= policy of the mount, or the zone's own bad condition: the
- * zone is taken away (offline or read-only) if it comes to that and was
- * not already, and the file system becomes read-only under
- * errors=remount-ro. A write pointer below the size always lowers the
- * size. Above it, errors=repair takes the write pointer, remount-ro and
- * zone-ro keep the size, so that nothing the file did not acknowledge is
- * exposed, and an offline zone (or zone-offline) leaves nothing.
- */
-VISIBLE_IF_KUNIT void zonefs_policy_decide(enum zonefs_errors mode, u8 cond,
-					   unsigned int zflags, loff_t isize,
-					   loff_t dsize, struct zonefs_policy *p)
-{
-	p->take_away = 0;
-	p->size = dsize;
-	p->remount_ro = mode == ZONEFS_ERRORS_RO;
-
-	if (cond == BLK_ZONE_COND_OFFLINE || mode == ZONEFS_ERRORS_ZONE_OFFLINE) {
-		if (!(zflags & ZONEFS_ZONE_OFFLINE))
-			p->take_away = ZONEFS_ZONE_OFFLINE;
-		p->size = 0;
-	} else if (cond == BLK_ZONE_COND_READONLY ||
-		   mode == ZONEFS_ERRORS_ZONE_RO) {
-		if (!(zflags & (ZONEFS_ZONE_OFFLINE | ZONEFS_ZONE_READONLY)))
-			p->take_away = ZONEFS_ZONE_READONLY;
-		p->size = min(dsize, isize);
-	} else if (mode != ZONEFS_ERRORS_REPAIR) {
-		p->size = min(dsize, isize);
-	}
-}
-EXPORT_SYMBOL_IF_KUNIT(zonefs_policy_decide);
-
-/*
- * Apply the decision of zonefs_policy_decide() to @inode, of @isize bytes,
- * whose zone the device reports as @zone with @dsize bytes of data, and
- * return the size the file keeps.
- */
-static loff_t zonefs_apply_policy(struct inode *inode, struct blk_zone *zone,
-				  loff_t isize, loff_t dsize)
-{
-	struct super_block *sb = inode->i_sb;
-	struct zonefs_zone *z = zonefs_inode_zone(inode);
-	struct zonefs_policy p;
-
-	if (zonefs_zone_is_seq(z) && dsize != isize)
-		zonefs_warn_ratelimited(sb, "zone %u: size %lld, device write pointer %lld\n",
-					zonefs_inode_zidx(inode), isize, dsize);
-
-	zonefs_policy_decide(READ_ONCE(ZONEFS_SB(sb)->s_errors), zone->cond,
-			     z->z_flags, isize, dsize, &p);
-	/* Before a take-away, which may close or finish the zone. */
-	z->z_cond = zone->cond;
-	if (p.take_away)
-		zonefs_zone_take_away(inode, p.take_away, zone->cond);
-	if (p.remount_ro && !sb_rdonly(sb)) {
-		zonefs_warn(sb, "remounting file system read-only\n");
-		sb->s_flags |= SB_RDONLY;
-	}
-
-	return p.size;
-}
-
-/*
- * Give @inode the size @size: a sequential file's write pointer, as the
- * zone record and as issued, follows it.
- */
-static void zonefs_file_take_size(struct inode *inode, loff_t size)
-{
-	if (zonefs_inode_is_seq(inode)) {
-		zonefs_zone_set_wpoff(inode, size);
-		ZONEFS_I(inode)->i_wpoffset = size;
-	} else {
-		i_size_write(inode, size);
-	}
-}
-
-/*
- * With explicit-open, the writers of a file hold its zone open: once the
- * zone is no longer open (zonefs_zone_resync()), open it again for those
- * still there, as after a reset, unless the zone or the file system
- * cannot be written. Else their writes would open it implicitly, and it
- * would stay open past the last close, where no count of this module
- * sees it. A refusal leaves it so: the next write finds out.
- */
-static void zonefs_zone_reopen(struct inode *inode)
-{
-	struct super_block *sb = inode->i_sb;
-	struct zonefs_zone *z = zonefs_inode_zone(inode);
-
-	if (z->z_wr_refcnt && !sb_rdonly(sb) &&
-	    (READ_ONCE(ZONEFS_SB(sb)->s_mount_opts) &
-	     ZONEFS_MNTOPT_EXPLICIT_OPEN) &&
-	    !(z->z_flags & (ZONEFS_ZONE_OFFLINE | ZONEFS_ZONE_READONLY |
-			    ZONEFS_ZONE_RO_MOUNT | ZONEFS_ZONE_OPEN)) &&
-	    i_size_read(inode) < zonefs_inode_max_size(inode))
-		zonefs_zone_open_explicit(inode);
-	zonefs_zone_update_active(sb, zonefs_inode_zidx(inode));
-}
-
-/**
- * zonefs_zone_resync() - bring a file back in line with its zone
- * @inode:	the file's inode
- * @err:	what went wrong (enum zonefs_error)
- *
- * Asks the device for the file's zone. If the zone went bad, or the error
- * is the device failing (zonefs_error_is_device()), the errors= policy
- * applies (zonefs_apply_policy()) and the file takes the size it leaves:
- * a sequential file its write pointer too, a conventional file keeps its
- * size unless it went offline. After a local failure, a sequential file
- * takes what its own writes put in the zone.
- *
- * Context: process context, inode->i_rwsem held exclusive (a take-away
- * changes i_mode, as chmod does under that lock) and the file's
- * i_truncate_mutex held, no write in flight on the file.
- */
-void zonefs_zone_resync(struct inode *inode, enum zonefs_error err)
-{
-	struct zonefs_inode_info *zi = ZONEFS_I(inode);
-	struct zonefs_zone *z = zonefs_inode_zone(inode);
-	bool seq = zonefs_inode_is_seq(inode);
-	loff_t isize, dsize, reported;
-	struct blk_zone zone;
-	bool lost_open;
-
-	lockdep_assert_held_write(&inode->i_rwsem);
-	lockdep_assert_held(&zi->i_truncate_mutex);
-
-	if (zonefs_report_zone(inode, &zone))
-		return;	/* Nothing is known: keep the file as it is. */
-
-	/*
-	 * A zone held open that the device no longer shows explicitly open
-	 * was reset, closed or finished behind the mount: it is not held
-	 * any more, and a last close must not send a CLOSE, which a device
-	 * may refuse for an empty zone (ZNS, null_blk).
-	 */
-	lost_open = (z->z_flags & ZONEFS_ZONE_OPEN) &&
-		    zone.cond != BLK_ZONE_COND_EXP_OPEN;
-	if (lost_open)
-		z->z_flags &= ~ZONEFS_ZONE_OPEN;
-
-	isize = i_size_read(inode);
-	dsize = zonefs_report_data_size(inode, &zone);
-	reported = dsize;
-	if (zonefs_zone_went_bad(inode, &zone) ||
-	    zonefs_error_is_device(err, seq, isize, zi->i_wpoffset, dsize))
-		dsize = zonefs_apply_policy(inode, &zone, isize, dsize);
-	else if (err != ZONEFS_ERR_LOCAL || !seq)
-		goto reopen;
-	/* Else what a write sent before it failed locally is its own. */
-
-	zonefs_file_take_size(inode, dsize);
-	/*
-	 * The zone changed behind the page cache: after a reset and writes
-	 * from outside, even the data below both sizes may not be what was
-	 * cached. The caller drops it all once it has let go of the mutex
-	 * (zonefs_drop_stale_cache()); errors are rare.
-	 */
-	if (dsize != isize)
-		zonefs_recovery_set(inode, ZONEFS_RECOVERY_STALE_CACHE);
-	if (seq && reported > dsize)
-		z->z_flags |= ZONEFS_ZONE_FOREIGN;
-	else
-		z->z_flags &= ~ZONEFS_ZONE_FOREIGN;
-
-reopen:
-	if (lost_open)
-		zonefs_zone_reopen(inode);
 }
 
 /**
@@ -523,30 +240,32 @@ int zonefs_zone_open_explicit(struct inode *inode)
  *
  * Context: inode->i_rwsem held exclusive and the file's i_truncate_mutex
  * held (zonefs_zone_resync()).
- * Return: false if the zone is still held open.
  */
-bool zonefs_zone_close_explicit(struct inode *inode)
+void zonefs_zone_close_explicit(struct inode *inode)
 {
 	struct super_block *sb = inode->i_sb;
 	struct zonefs_zone *z = zonefs_inode_zone(inode);
 	struct blk_zone zone;
+	int ret;
 
 	if (zonefs_zone_mgmt(inode, REQ_OP_ZONE_CLOSE)) {
 		zonefs_zone_resync(inode, ZONEFS_ERR_NO_WRITE);
-		if (!(z->z_flags & ZONEFS_ZONE_OPEN))
-			return true;
-		if (!sb_rdonly(sb)) {
-			zonefs_warn(sb, "zone %u: cannot close it: remounting file system read-only\n",
-				    zonefs_inode_zidx(inode));
-			sb->s_flags |= SB_RDONLY;
-		}
-		return false;
+		if (z->z_flags & ZONEFS_ZONE_OPEN)
+			zonefs_remount_ro(sb, "cannot close it",
+					  zonefs_inode_zidx(inode));
+		return;
 	}
 
 	z->z_flags &= ~ZONEFS_ZONE_OPEN;
 	z->z_cond = BLK_ZONE_COND_CLOSED;
-	if (i_size_read(inode) || zonefs_report_zone(inode, &zone))
-		return true;
+	if (i_size_read(inode))
+		return;
+	ret = zonefs_report_zone(inode, &zone);
+	if (ret) {
+		zonefs_err_ratelimited(sb, "zone %u: report failed (%d)\n",
+				       zonefs_inode_zidx(inode), ret);
+		return;
+	}
 
 	z->z_cond = zone.cond;
 	if (zone.cond == BLK_ZONE_COND_CLOSED && zone.wp == zone.start) {
@@ -556,183 +275,6 @@ bool zonefs_zone_close_explicit(struct inode *inode)
 		/* Data or a condition that the file does not know of. */
 		zonefs_zone_resync(inode, ZONEFS_ERR_NO_WRITE);
 	}
-
-	return true;
-}
-
-static struct workqueue_struct *zonefs_recovery_wq;
-
-/**
- * zonefs_note_error() - record that an I/O failed
- * @inode:	the file of the failed I/O
- * @err:	ZONEFS_ERR_DEVICE (a write or flush the device failed),
- *		ZONEFS_ERR_NO_WRITE (a read the device failed) or ZONEFS_ERR_LOCAL
- *		(a write that failed after part of it was sent)
- * @issuer:	the caller's issuer recovers when the I/O returns (a
- *		synchronous direct I/O, with inode->i_rwsem held); else the
- *		recovery is queued on the mount's work, holding a reference
- *		on @inode (not on a file, so that close and umount are never
- *		delayed by it) until it has run
- *
- * The recovery waits until no I/O is in flight on the file: a write still
- * in flight moves the device's write pointer, and recovering before it
- * completes would put the file's write pointer behind it.
- *
- * Context: any, including interrupt context (read completion).
- */
-void zonefs_note_error(struct inode *inode, enum zonefs_error err, bool issuer)
-{
-	struct zonefs_sb_info *sbi = ZONEFS_SB(inode->i_sb);
-
-	switch (err) {
-	case ZONEFS_ERR_DEVICE:
-		zonefs_recovery_set(inode, ZONEFS_RECOVERY_DEVICE);
-		break;
-	case ZONEFS_ERR_NO_WRITE:
-		zonefs_recovery_set(inode, ZONEFS_RECOVERY_NO_WRITE);
-		break;
-	default:
-		zonefs_recovery_set(inode, ZONEFS_RECOVERY_LOCAL);
-		break;
-	}
-	zonefs_recovery_set(inode, ZONEFS_RECOVERY_PENDING);
-	if (issuer ||
-	    test_and_set_bit(zonefs_inode_zidx(inode), sbi->s_recovery_map))
-		return;
-
-	ihold(inode);
-	queue_work(zonefs_recovery_wq, &sbi->s_recovery_work);
-}
-
-/**
- * zonefs_recover() - bring a file back in line with its zone after errors
- * @inode:	the file's inode
- * @err:	the error seen by the caller, or ZONEFS_ERR_NONE; the errors
- *		recorded by zonefs_note_error() since the last recovery are
- *		folded in, the device's first
- *
- * The one recovery of every path: synchronous I/O and truncation call it,
- * the work queue runs it for what completed asynchronously. With
- * ZONEFS_ERR_NONE and nothing recorded, there is nothing to do. Every
- * recovery of a sequential file ends with its issued write pointer at its
- * size: with no I/O in flight, a reservation that a failed write left is
- * given back, whoever failed.
- *
- * Context: process context, inode->i_rwsem held exclusive, so that no new
- * I/O starts; the I/O in flight is waited for here.
- */
-void zonefs_recover(struct inode *inode, enum zonefs_error err)
-{
-	struct zonefs_inode_info *zi = ZONEFS_I(inode);
-	bool device, local, no_write;
-
-	if (err == ZONEFS_ERR_NONE && !zonefs_recovery_pending(inode))
-		return;
-
-	inode_dio_wait(inode);
-	zonefs_recovery_test_and_clear(inode, ZONEFS_RECOVERY_PENDING);
-	device = zonefs_recovery_test_and_clear(inode, ZONEFS_RECOVERY_DEVICE);
-	local = zonefs_recovery_test_and_clear(inode, ZONEFS_RECOVERY_LOCAL);
-	no_write = zonefs_recovery_test_and_clear(inode,
-						  ZONEFS_RECOVERY_NO_WRITE);
-	zonefs_recovery_test_and_clear(inode, ZONEFS_RECOVERY_REFUSED_OPEN);
-	zonefs_recovery_test_and_clear(inode, ZONEFS_RECOVERY_REFUSED_ACTIVE);
-	if (device)
-		err = ZONEFS_ERR_DEVICE;
-	else if (local && err != ZONEFS_ERR_DEVICE)
-		err = ZONEFS_ERR_LOCAL;
-	else if (no_write && err == ZONEFS_ERR_NONE)
-		err = ZONEFS_ERR_NO_WRITE;
-
-	mutex_lock(&zi->i_truncate_mutex);
-	zonefs_zone_resync(inode, err);
-	if (zonefs_inode_is_seq(inode))
-		zi->i_wpoffset = i_size_read(inode);
-	mutex_unlock(&zi->i_truncate_mutex);
-	zonefs_drop_stale_cache(inode);
-}
-
-/**
- * zonefs_drop_stale_cache() - drop the pages zonefs_zone_resync() found stale
- * @inode:	the file's inode
- *
- * Not under i_truncate_mutex: a read in progress holds pages locked while
- * it waits for that mutex (zonefs_iomap_begin()), and a truncation of the
- * page cache waits for them. The invalidate lock keeps new reads out.
- *
- * Context: inode->i_rwsem held exclusive, mapping->invalidate_lock and
- * the file's i_truncate_mutex not held.
- */
-void zonefs_drop_stale_cache(struct inode *inode)
-{
-	if (!zonefs_recovery_test(inode, ZONEFS_RECOVERY_STALE_CACHE))
-		return;
-	filemap_invalidate_lock(inode->i_mapping);
-	if (zonefs_recovery_test_and_clear(inode, ZONEFS_RECOVERY_STALE_CACHE))
-		truncate_pagecache(inode, 0);
-	filemap_invalidate_unlock(inode->i_mapping);
-}
-
-/**
- * zonefs_recovery_work() - recover after asynchronous I/O errors
- * @work:	zonefs_sb_info.s_recovery_work
- *
- * Runs the recovery of each file marked in s_recovery_map, one after the
- * other, and drops the reference zonefs_note_error() took. A file's mark
- * is cleared before its recovery, so that an error during it queues
- * another.
- */
-void zonefs_recovery_work(struct work_struct *work)
-{
-	struct zonefs_sb_info *sbi =
-		container_of(work, struct zonefs_sb_info, s_recovery_work);
-	unsigned int zidx = 0;
-	struct inode *inode;
-
-	for (;;) {
-		zidx = find_next_bit(sbi->s_recovery_map, sbi->s_nr_zones, zidx);
-		if (zidx >= sbi->s_nr_zones)
-			break;
-		clear_bit(zidx, sbi->s_recovery_map);
-		/*
-		 * Pairs with the ordered test_and_set_bit() of
-		 * zonefs_note_error(): an error that found the mark still
-		 * set is seen by the recovery below.
-		 */
-		smp_mb__after_atomic();
-		/* Found: zonefs_note_error() holds a reference on it. */
-		inode = ilookup(sbi->s_sb, zidx);
-		if (WARN_ON_ONCE(!inode))
-			continue;
-		inode_lock(inode);
-		zonefs_recover(inode, ZONEFS_ERR_NONE);
-		inode_unlock(inode);
-		iput(inode);
-		iput(inode);
-	}
-}
-
-/**
- * zonefs_recovery_flush() - wait for the queued recoveries
- *
- * A queued recovery holds a reference on its inode: the inodes of a super
- * block being killed must have none.
- */
-void zonefs_recovery_flush(void)
-{
-	flush_workqueue(zonefs_recovery_wq);
-}
-
-int zonefs_recovery_init(void)
-{
-	zonefs_recovery_wq = alloc_workqueue("zonefs_recovery",
-					     WQ_MEM_RECLAIM | WQ_UNBOUND, 0);
-	return zonefs_recovery_wq ? 0 : -ENOMEM;
-}
-
-void zonefs_recovery_exit(void)
-{
-	destroy_workqueue(zonefs_recovery_wq);
 }
 
 VISIBLE_IF_KUNIT int zonefs_init_zone_cb(struct blk_zone *zone, unsigned int idx,
@@ -963,20 +505,25 @@ int zonefs_init_zones(struct super_block *sb)
 /**
  * zonefs_close_open_zones() - give back the zone slots left held, and count
  * actives
- * @sb:	super block
+ * @sb:		super block
+ * @send:	send the commands: a read-write mount, or a remount to
+ *		read-write (the super block is still read-only then)
  *
- * Zones left open (explicitly or implicitly) by a previous user are closed,
- * so that they do not hold the device's open zone resources. A zone left
- * open or closed with no data in it is reset instead: closing it would
- * leave it closed, and active, on a ZNS device, and a reset loses nothing.
- * Nothing is sent on a read-only mount; the zones are counted as the
- * device counts them.
+ * Zones left open (explicitly or implicitly) by a previous user, or by
+ * this module when a close failed, are closed, so that they do not hold
+ * the device's open zone resources. A zone left open or closed with no
+ * data in it is reset instead: closing it would leave it closed, and
+ * active, on a ZNS device, and a reset loses nothing. A zone that this
+ * module holds open for a file's writers (they stayed across a remount
+ * read-only by errors=) is left to them. Without @send, the zones are only
+ * counted, as the device counts them.
  *
  * A zone that fails to close or reset is logged and left as it is.
  *
- * Context: mount time, after zonefs_init_zones().
+ * Context: mount time, after zonefs_init_zones(); or remount,rw, after
+ * zonefs_rescan_open_zones().
  */
-void zonefs_close_open_zones(struct super_block *sb)
+void zonefs_close_open_zones(struct super_block *sb, bool send)
 {
 	struct zonefs_sb_info *sbi = ZONEFS_SB(sb);
 	unsigned int i;
@@ -986,18 +533,82 @@ void zonefs_close_open_zones(struct super_block *sb)
 		bool nodata = z->z_flags & ZONEFS_ZONE_MOUNT_NODATA;
 
 		z->z_flags &= ~ZONEFS_ZONE_MOUNT_NODATA;
-		if (!zonefs_zone_is_seq(z) || sb_rdonly(sb)) {
+		if (!zonefs_zone_is_seq(z) || !send ||
+		    ((z->z_flags & ZONEFS_ZONE_OPEN) && z->z_wr_refcnt)) {
 			/* Nothing to send. */
 		} else if (nodata) {
-			if (!zonefs_zone_mgmt_idx(sb, i, REQ_OP_ZONE_RESET))
+			if (!zonefs_zone_mgmt_idx(sb, i, REQ_OP_ZONE_RESET)) {
 				z->z_cond = BLK_ZONE_COND_EMPTY;
+				z->z_flags &= ~ZONEFS_ZONE_OPEN;
+			}
 		} else if ((z->z_cond == BLK_ZONE_COND_IMP_OPEN ||
 			    z->z_cond == BLK_ZONE_COND_EXP_OPEN) &&
 			   !zonefs_zone_mgmt_idx(sb, i, REQ_OP_ZONE_CLOSE)) {
 			z->z_cond = BLK_ZONE_COND_CLOSED;
+			z->z_flags &= ~ZONEFS_ZONE_OPEN;
 		}
 		zonefs_zone_update_active(sb, i);
 	}
+}
+
+/*
+ * The condition of each sequential zone that is open or closed on the
+ * device, for zonefs_close_open_zones() at remount,rw: the device may
+ * have opened zones while the file system was read-only, and a read-only
+ * mount sent nothing for those it found.
+ */
+static int zonefs_rescan_zone_cb(struct blk_zone *zone, unsigned int idx,
+				 void *data)
+{
+	struct super_block *sb = data;
+	struct zonefs_sb_info *sbi = ZONEFS_SB(sb);
+	struct zonefs_zone *z;
+
+	if (idx >= sbi->s_nr_zones || zone->start != zonefs_zone_start(sbi, idx))
+		return -EIO;
+	z = &sbi->s_zones[idx];
+	if (!zonefs_zone_is_seq(z) ||
+	    (z->z_flags & (ZONEFS_ZONE_OFFLINE | ZONEFS_ZONE_READONLY |
+			   ZONEFS_ZONE_RO_MOUNT)) ||
+	    ((z->z_flags & ZONEFS_ZONE_OPEN) && z->z_wr_refcnt))
+		return 0;
+
+	if (zonefs_cond_is_active(zone->cond)) {
+		z->z_cond = zone->cond;
+		if (zone->wp == zone->start && !z->z_wpoff)
+			z->z_flags |= ZONEFS_ZONE_MOUNT_NODATA;
+	} else if (zone->cond == BLK_ZONE_COND_EMPTY && !z->z_wpoff) {
+		/* Reset behind the mount: no longer open or active. */
+		z->z_cond = zone->cond;
+		z->z_flags &= ~ZONEFS_ZONE_OPEN;
+	}
+	return 0;
+}
+
+/**
+ * zonefs_rescan_open_zones() - read the zone conditions again at remount,rw
+ * @sb:	super block, still read-only
+ *
+ * Context: reconfiguration, s_umount held: the file system stays read-only
+ * until it returns, so no write, truncation or open for write changes a
+ * zone record meanwhile.
+ * Return: 0 or -errno (the device could not report its zones: the remount
+ * fails).
+ */
+int zonefs_rescan_open_zones(struct super_block *sb)
+{
+	unsigned int noio_flag;
+	int ret;
+
+	noio_flag = memalloc_noio_save();
+	ret = blkdev_report_zones(sb->s_bdev, 0, BLK_ALL_ZONES,
+				  zonefs_rescan_zone_cb, sb);
+	memalloc_noio_restore(noio_flag);
+	if (ret < 0) {
+		zonefs_err(sb, "zone report failed (%d)\n", ret);
+		return ret;
+	}
+	return 0;
 }
 
 /**

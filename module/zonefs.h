@@ -439,7 +439,7 @@ extern const struct address_space_operations zonefs_file_aops;
 int zonefs_dio_init(void);
 void zonefs_dio_exit(void);
 
-/* zone.c */
+/* The kinds of failure and the decision of recovery.c. */
 
 /**
  * enum zonefs_error - what went wrong, for zonefs_recover()
@@ -478,16 +478,26 @@ struct zonefs_policy {
 	bool	remount_ro;
 };
 
+/* zone.c */
 int zonefs_init_zones(struct super_block *sb);
 void zonefs_free_zones(struct zonefs_sb_info *sbi);
-void zonefs_close_open_zones(struct super_block *sb);
+void zonefs_close_open_zones(struct super_block *sb, bool send);
+int zonefs_rescan_open_zones(struct super_block *sb);
+int zonefs_report_zone(struct inode *inode, struct blk_zone *zone);
+int zonefs_zone_mgmt_idx(struct super_block *sb, unsigned int zidx,
+			 enum req_op op);
 int zonefs_zone_mgmt(struct inode *inode, enum req_op op);
 void zonefs_zone_set_wpoff(struct inode *inode, loff_t size);
+void zonefs_zone_set_flags(struct inode *inode, u8 flags);
 bool zonefs_cond_is_active(u8 cond);
 void zonefs_zone_update_active(struct super_block *sb, unsigned int zidx);
-void zonefs_zone_resync(struct inode *inode, enum zonefs_error err);
 int zonefs_zone_open_explicit(struct inode *inode);
-bool zonefs_zone_close_explicit(struct inode *inode);
+void zonefs_zone_close_explicit(struct inode *inode);
+
+/* recovery.c */
+void zonefs_remount_ro(struct super_block *sb, const char *why,
+		       unsigned int zidx);
+void zonefs_zone_resync(struct inode *inode, enum zonefs_error err);
 void zonefs_note_error(struct inode *inode, enum zonefs_error err, bool issuer);
 void zonefs_recover(struct inode *inode, enum zonefs_error err);
 void zonefs_drop_stale_cache(struct inode *inode);
@@ -502,7 +512,7 @@ void zonefs_sysfs_unregister(struct super_block *sb);
 int zonefs_sysfs_init(void);
 void zonefs_sysfs_exit(void);
 
-/* zone.c, visible to the KUnit suite (zonefs_test.c) only. */
+/* zone.c and recovery.c, visible to the KUnit suite (zonefs_test.c) only. */
 #if IS_ENABLED(CONFIG_KUNIT)
 int zonefs_init_zone_cb(struct blk_zone *zone, unsigned int idx, void *data);
 int zonefs_init_group(struct super_block *sb, enum zonefs_ztype ztype);

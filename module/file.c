@@ -251,7 +251,7 @@ static int zonefs_file_truncate(struct inode *inode, loff_t isize)
 	z->z_flags &= ~ZONEFS_ZONE_FOREIGN;
 	if (op == REQ_OP_ZONE_RESET) {
 		z->z_cond = BLK_ZONE_COND_EMPTY;
-		z->z_flags &= ~ZONEFS_ZONE_OPEN;
+		zonefs_zone_clear_open(inode->i_sb, z);
 		/*
 		 * A reset zone is closed. With explicit-open, a file open for
 		 * write holds its zone open, also one that was full when the
@@ -267,7 +267,7 @@ static int zonefs_file_truncate(struct inode *inode, loff_t isize)
 	} else {
 		/* A full zone is neither open nor active. */
 		z->z_cond = BLK_ZONE_COND_FULL;
-		z->z_flags &= ~ZONEFS_ZONE_OPEN;
+		zonefs_zone_clear_open(inode->i_sb, z);
 	}
 	zonefs_zone_set_wpoff(inode, isize);
 	zi->i_wpoffset = isize;
@@ -1052,14 +1052,20 @@ static ssize_t zonefs_file_dio_write(struct kiocb *iocb, struct iov_iter *from)
 		/*
 		 * This write, or an I/O in flight before it, failed: the
 		 * recovery also gives back what this write reserved. A write
-		 * refused after some of its requests reached the device
-		 * returns what landed, the bytes the size grew past its
-		 * offset (this write's reservation is the last one, as the
-		 * inode lock is held), so that a caller who goes on from
-		 * the returned count writes at the write pointer.
+		 * refused for want of zone resources after some of its
+		 * requests reached the device returns what landed: the
+		 * recovery of a failure the device did not make takes only
+		 * what the file's own writes put in the zone, and this
+		 * write's reservation is the last one (the inode lock is
+		 * held), so the bytes past its offset are its own. A caller
+		 * who goes on from the returned count writes at the write
+		 * pointer. After a device failure, the errno.
 		 */
+		bool local = zonefs_recovery_test(inode, ZONEFS_RECOVERY_LOCAL) &&
+			     !zonefs_recovery_test(inode, ZONEFS_RECOVERY_DEVICE);
+
 		zonefs_recover(inode, ZONEFS_ERR_NONE);
-		if (seq && ret < 0 && i_size_read(inode) > pos) {
+		if (seq && local && ret < 0 && i_size_read(inode) > pos) {
 			ret = min_t(loff_t, i_size_read(inode) - pos, count);
 			iocb->ki_pos = pos + ret;
 		}
@@ -1246,7 +1252,11 @@ static int zonefs_seq_file_write_open(struct inode *inode)
 		ret = -EMFILE;
 		goto unlock;
 	}
-	if (z->z_wr_refcnt)
+	/*
+	 * A file with writers is counted, and so is one whose zone is still
+	 * held open after a CLOSE failed (zonefs_seq_file_write_close()).
+	 */
+	if (z->z_wr_refcnt || (z->z_flags & ZONEFS_ZONE_OPEN))
 		goto count_ref;
 
 	wro = atomic_inc_return(&sbi->s_wro_seq_files);
@@ -1300,16 +1310,19 @@ static void zonefs_seq_file_write_close(struct inode *inode)
 	/*
 	 * A zone still flagged open is held open by this module: a zone that
 	 * filled up, or that an error took away, gave its open slot back
-	 * already. One that cannot be closed keeps its flag, and the file
-	 * system is read-only (zonefs_zone_close_explicit()): the file has no
-	 * writer left and is no longer counted, and remount,rw closes the
-	 * zone (zonefs_close_open_zones()).
+	 * already, and the file is counted no more. The CLOSE of one that
+	 * is, once it succeeds, ends its count (zonefs_zone_clear_open()).
+	 * One that cannot be closed keeps its flag and its count, as the
+	 * device still has it open, and the file system is read-only
+	 * (zonefs_zone_close_explicit()) until remount,rw closes it
+	 * (zonefs_close_open_zones()).
 	 */
 	if (z->z_flags & ZONEFS_ZONE_OPEN) {
 		zonefs_zone_close_explicit(inode);
 		zonefs_zone_update_active(sb, zonefs_inode_zidx(inode));
+	} else {
+		atomic_dec(&ZONEFS_SB(sb)->s_wro_seq_files);
 	}
-	atomic_dec(&ZONEFS_SB(sb)->s_wro_seq_files);
 
 unlock:
 	mutex_unlock(&zi->i_truncate_mutex);

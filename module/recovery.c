@@ -40,7 +40,7 @@ static void zonefs_zone_take_away(struct inode *inode, u8 flag, u8 dev_cond)
 		   !zonefs_zone_mgmt(inode, REQ_OP_ZONE_CLOSE)) {
 		z->z_cond = BLK_ZONE_COND_CLOSED;
 	}
-	z->z_flags &= ~ZONEFS_ZONE_OPEN;
+	zonefs_zone_clear_open(sb, z);
 
 	zonefs_zone_set_flags(inode, flag);
 	if (flag & ZONEFS_ZONE_OFFLINE)
@@ -314,7 +314,7 @@ void zonefs_zone_resync(struct inode *inode, enum zonefs_error err)
 	lost_open = (z->z_flags & ZONEFS_ZONE_OPEN) &&
 		    zone.cond != BLK_ZONE_COND_EXP_OPEN;
 	if (lost_open)
-		z->z_flags &= ~ZONEFS_ZONE_OPEN;
+		zonefs_zone_clear_open(inode->i_sb, z);
 
 	isize = i_size_read(inode);
 	dsize = zonefs_report_data_size(inode, &zone);

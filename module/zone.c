@@ -104,7 +104,7 @@ void zonefs_zone_set_wpoff(struct inode *inode, loff_t size)
 	WRITE_ONCE(z->z_wpoff, size >> sb->s_blocksize_bits);
 	if (size >= zonefs_inode_max_size(inode)) {
 		/* The device closed the zone when it filled up. */
-		z->z_flags &= ~ZONEFS_ZONE_OPEN;
+		zonefs_zone_clear_open(sb, z);
 		z->z_cond = BLK_ZONE_COND_FULL;
 	}
 	atomic64_add(zonefs_zone_used_blocks(sb, zidx) - used,
@@ -126,6 +126,26 @@ void zonefs_zone_set_flags(struct inode *inode, u8 flags)
 	atomic64_add(zonefs_zone_used_blocks(sb, zidx) - used,
 		     &sbi->s_used_blocks);
 	zonefs_zone_update_active(sb, zidx);
+}
+
+/**
+ * zonefs_zone_clear_open() - the zone is no longer held open by this module
+ * @sb:	super block
+ * @z:	the zone's record
+ *
+ * A zone held open for no writer is one whose CLOSE failed at the last
+ * close of its file (zonefs_seq_file_write_close()): it stays counted in
+ * s_wro_seq_files, as the device still counts it open, until here.
+ *
+ * Context: the file's i_truncate_mutex held, or mount and remount time.
+ */
+void zonefs_zone_clear_open(struct super_block *sb, struct zonefs_zone *z)
+{
+	if (!(z->z_flags & ZONEFS_ZONE_OPEN))
+		return;
+	z->z_flags &= ~ZONEFS_ZONE_OPEN;
+	if (!z->z_wr_refcnt)
+		atomic_dec(&ZONEFS_SB(sb)->s_wro_seq_files);
 }
 
 int zonefs_zone_mgmt_idx(struct super_block *sb, unsigned int zidx,
@@ -256,7 +276,7 @@ void zonefs_zone_close_explicit(struct inode *inode)
 		return;
 	}
 
-	z->z_flags &= ~ZONEFS_ZONE_OPEN;
+	zonefs_zone_clear_open(sb, z);
 	z->z_cond = BLK_ZONE_COND_CLOSED;
 	if (i_size_read(inode))
 		return;
@@ -539,13 +559,13 @@ void zonefs_close_open_zones(struct super_block *sb, bool send)
 		} else if (nodata) {
 			if (!zonefs_zone_mgmt_idx(sb, i, REQ_OP_ZONE_RESET)) {
 				z->z_cond = BLK_ZONE_COND_EMPTY;
-				z->z_flags &= ~ZONEFS_ZONE_OPEN;
+				zonefs_zone_clear_open(sb, z);
 			}
 		} else if ((z->z_cond == BLK_ZONE_COND_IMP_OPEN ||
 			    z->z_cond == BLK_ZONE_COND_EXP_OPEN) &&
 			   !zonefs_zone_mgmt_idx(sb, i, REQ_OP_ZONE_CLOSE)) {
 			z->z_cond = BLK_ZONE_COND_CLOSED;
-			z->z_flags &= ~ZONEFS_ZONE_OPEN;
+			zonefs_zone_clear_open(sb, z);
 		}
 		zonefs_zone_update_active(sb, i);
 	}
@@ -580,7 +600,7 @@ static int zonefs_rescan_zone_cb(struct blk_zone *zone, unsigned int idx,
 	} else if (zone->cond == BLK_ZONE_COND_EMPTY && !z->z_wpoff) {
 		/* Reset behind the mount: no longer open or active. */
 		z->z_cond = zone->cond;
-		z->z_flags &= ~ZONEFS_ZONE_OPEN;
+		zonefs_zone_clear_open(sb, z);
 	}
 	return 0;
 }

@@ -489,6 +489,7 @@ int zonefs_zone_mgmt_idx(struct super_block *sb, unsigned int zidx,
 int zonefs_zone_mgmt(struct inode *inode, enum req_op op);
 void zonefs_zone_set_wpoff(struct inode *inode, loff_t size);
 void zonefs_zone_set_flags(struct inode *inode, u8 flags);
+void zonefs_zone_clear_open(struct super_block *sb, struct zonefs_zone *z);
 bool zonefs_cond_is_active(u8 cond);
 void zonefs_zone_update_active(struct super_block *sb, unsigned int zidx);
 int zonefs_zone_open_explicit(struct inode *inode);

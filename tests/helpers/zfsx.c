@@ -2123,15 +2123,23 @@ static void zfsx_op_chattr(struct zfsx_file *f)
 	struct zfsx_errs x = { 0 };
 	long long ret;
 
-	/* SPEC 3: chmod and chown are allowed and last until unmount. */
+	/*
+	 * SPEC 3: chmod and chown are allowed and last until unmount. SPEC 5:
+	 * chmod cannot give back the bits a zone's take-away cleared (the
+	 * write bits of a read-only zone, all of an offline one): EPERM.
+	 */
 	if (zfsx_pct(60)) {
 		unsigned int mode = zfsx_below(01000);
+		unsigned int taken = f->offline ? 0777 : f->zro ? 0222 : 0;
+		int refused = !zx.rdonly && (mode & taken);
 
 		zfsx_note("chmod %s %o", f->name, mode);
 		ret = chmod(f->path, mode) ? -errno : 0;
 		if (zx.rdonly)
 			zfsx_allow(&x, EROFS);
-		zfsx_check("chmod", ret, &x, !zx.rdonly);
+		else if (refused)
+			zfsx_allow(&x, EPERM);
+		zfsx_check("chmod", ret, &x, !zx.rdonly && !refused);
 		if (!ret)
 			f->mode = mode;
 	} else {

@@ -22,6 +22,7 @@
 #include <linux/mm.h>
 
 #include "zonefs.h"
+#include "zonefs_policy_table.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
@@ -321,58 +322,6 @@ static void zonefs_test_policy(struct kunit *test)
 	}
 }
 
-/*
- * The same rules as rows written out by hand from SPEC section 5, for a
- * file of 8 KiB whose zone's write pointer is found at 4 KiB (below), at
- * 8 KiB or at 16 KiB (above): an oracle that does not share the rule's
- * shape with the implementation, as the loop above does.
- */
-struct zonefs_test_policy_row {
-	enum zonefs_errors	mode;
-	u8			cond;
-	u8			zflags;
-	loff_t			dsize;
-	loff_t			size;
-	u8			take_away;
-	bool			remount_ro;
-};
-
-#define ZT_RO		ZONEFS_ERRORS_RO
-#define ZT_ZRO		ZONEFS_ERRORS_ZONE_RO
-#define ZT_ZOFF		ZONEFS_ERRORS_ZONE_OFFLINE
-#define ZT_REPAIR	ZONEFS_ERRORS_REPAIR
-#define ZT_OPEN		BLK_ZONE_COND_IMP_OPEN
-#define ZT_CROFF	BLK_ZONE_COND_OFFLINE
-#define ZT_CRO		BLK_ZONE_COND_READONLY
-#define ZT_FOFF		ZONEFS_ZONE_OFFLINE
-#define ZT_FRO		ZONEFS_ZONE_READONLY
-
-static const struct zonefs_test_policy_row zonefs_test_policy_rows[] = {
-	/* remount-ro: the size never grows, never stays above the device. */
-	{ ZT_RO,	ZT_OPEN,  0,	   16384, 8192,  0,	   true },
-	{ ZT_RO,	ZT_OPEN,  0,	    8192, 8192,  0,	   true },
-	{ ZT_RO,	ZT_OPEN,  0,	    4096, 4096,  0,	   true },
-	{ ZT_RO,	BLK_ZONE_COND_FULL, 0, 16384, 8192, 0,	   true },
-	/* zone-ro: the file loses its write bits, once. */
-	{ ZT_ZRO,	ZT_OPEN,  0,	   16384, 8192,  ZT_FRO,  false },
-	{ ZT_ZRO,	ZT_OPEN,  0,	    4096, 4096,  ZT_FRO,  false },
-	{ ZT_ZRO,	ZT_OPEN,  ZT_FRO,   4096, 4096,  0,	   false },
-	/* zone-offline: nothing is left. */
-	{ ZT_ZOFF,	ZT_OPEN,  0,	   16384, 0,	 ZT_FOFF, false },
-	{ ZT_ZOFF,	ZT_OPEN,  0,	    4096, 0,	 ZT_FOFF, false },
-	{ ZT_ZOFF,	ZT_OPEN,  ZT_FOFF,  4096, 0,	 0,	   false },
-	/* repair: the device's write pointer, above or below. */
-	{ ZT_REPAIR,	ZT_OPEN,  0,	   16384, 16384, 0,	   false },
-	{ ZT_REPAIR,	ZT_OPEN,  0,	    4096, 4096,  0,	   false },
-	/* A zone gone bad wins over the mode; offline over read-only. */
-	{ ZT_REPAIR,	ZT_CROFF, 0,	   16384, 0,	 ZT_FOFF, false },
-	{ ZT_REPAIR,	ZT_CRO,	  0,	   16384, 8192,  ZT_FRO,  false },
-	{ ZT_RO,	ZT_CROFF, 0,	    8192, 0,	 ZT_FOFF, true },
-	{ ZT_RO,	ZT_CRO,	  0,	    4096, 4096,  ZT_FRO,  true },
-	{ ZT_ZRO,	ZT_CROFF, ZT_FRO,   8192, 0,	 ZT_FOFF, false },
-	{ ZT_ZOFF,	ZT_CRO,	  0,	    8192, 0,	 ZT_FOFF, false },
-};
-
 static void zonefs_test_policy_table(struct kunit *test)
 {
 	const loff_t isize = 8192;
@@ -393,6 +342,21 @@ static void zonefs_test_policy_table(struct kunit *test)
 	}
 }
 
+static void zonefs_test_device_table(struct kunit *test)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(zonefs_test_device_rows); i++) {
+		const struct zonefs_test_device_row *r =
+			&zonefs_test_device_rows[i];
+
+		KUNIT_EXPECT_EQ_MSG(test, r->device,
+				    zonefs_error_is_device(r->err, r->seq, 8192,
+							   16384, r->dsize),
+				    "row %u", i);
+	}
+}
+
 static struct kunit_case zonefs_test_cases[] = {
 	KUNIT_CASE(zonefs_test_scan_conditions),
 	KUNIT_CASE(zonefs_test_scan_refusals),
@@ -400,6 +364,7 @@ static struct kunit_case zonefs_test_cases[] = {
 	KUNIT_CASE(zonefs_test_aggr_cnv),
 	KUNIT_CASE(zonefs_test_policy),
 	KUNIT_CASE(zonefs_test_policy_table),
+	KUNIT_CASE(zonefs_test_device_table),
 	{}
 };
 

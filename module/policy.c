@@ -42,7 +42,7 @@ bool zonefs_error_is_device(enum zonefs_error err, bool seq, loff_t isize,
 EXPORT_SYMBOL_IF_KUNIT(zonefs_error_is_device);
 
 /**
- * zonefs_policy_decide() - what an error does to a file (SPEC section 5)
+ * zonefs_policy_decide() - what an error does to a file (zonefs(5) I/O ERRORS)
  * @mode:	the mount's errors= mode
  * @cond:	the zone's condition in the device's report
  * @zflags:	the zone's ZONEFS_ZONE_* flags

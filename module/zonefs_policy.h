@@ -48,8 +48,8 @@
 #define ZONEFS_ZONE_FOREIGN	(1U << 7)
 
 /**
- * enum zonefs_errors - what errors= does when the device fails (SPEC
- * section 5), one value per mount (zonefs_sb_info.s_errors)
+ * enum zonefs_errors - what errors= does when the device fails (zonefs(5)
+ * I/O ERRORS), one value per mount (zonefs_sb_info.s_errors)
  * @ZONEFS_ERRORS_RO:		remount the file system read-only (default)
  * @ZONEFS_ERRORS_ZONE_RO:	make the zone read-only
  * @ZONEFS_ERRORS_ZONE_OFFLINE:	make the zone offline

@@ -9,8 +9,8 @@
  *   (zonefs_init_group()): only contiguous conventional zones of one
  *   condition and of full capacity make one file.
  * - The errors= policy (zonefs_policy_decide()) for every mode, zone
- *   condition and write pointer below, at and above the size (SPEC
- *   section 5).
+ *   condition and write pointer below, at and above the size (zonefs(5)
+ *   I/O ERRORS).
  *
  * Built as zonefs_test.ko only against a kernel with CONFIG_KUNIT (the
  * testbed's debug kernel); loading it runs the suite and logs KTAP
@@ -250,7 +250,7 @@ static void zonefs_test_aggr_cnv(struct kunit *test)
 }
 
 /*
- * SPEC section 5, written out: after an error, the file's size is the
+ * zonefs(5) I/O ERRORS, written out: after an error, the file's size is the
  * device's write pointer if that is below the size; above it, repair
  * takes the write pointer, remount-ro and zone-ro keep the size, and
  * zone-offline (or an offline zone) leaves 0. zone-ro and a read-only

@@ -23,7 +23,7 @@
  * below the largest acknowledged end must read back as the pattern.
  *
  * After an error the next write starts at the file's size as the file
- * system then reports it (the device's write pointer, SPEC section 5).
+ * system then reports it (the device's write pointer, zonefs(5) I/O ERRORS).
  * Gives up (exit 3) when the file system has gone read-only (EROFS) or
  * after 50 errors in a row; exits 0 at the time limit.
  */

@@ -18,7 +18,7 @@
  *
  * Each case writes the block with O_DIRECT at offset 0, calls mount(2)
  * (read-only for every fourth case), and:
- * - predicts from SPEC section 2 whether the block is valid (magic, crc,
+ * - predicts from the on-disk format (include/zonefs_format.h) whether the block is valid (magic, crc,
  *   no unknown feature bit, zero reserved bytes, uid/gid not (u32)-1);
  * - an invalid block must fail with EINVAL and at least one "zonefs"
  *   kernel line (read from /dev/kmsg);
@@ -99,7 +99,7 @@ static void fz_fix_crc(struct zonefs_super *sb)
 	sb->s_crc = htole32(fz_csum(sb));
 }
 
-/* SPEC section 2: would a mount accept this block? */
+/* the on-disk format (include/zonefs_format.h): would a mount accept this block? */
 static int fz_valid(const struct zonefs_super *sb)
 {
 	uint64_t f = le64toh(sb->s_features);

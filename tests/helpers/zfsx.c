@@ -13,7 +13,7 @@
  * DESCRIPTION
  *	zfsx runs a random sequence of operations, drawn from --seed, against
  *	the zonefs mounted on MNT, and checks every result against a model of
- *	the file system built from SPEC sections 4, 5 and 6. The same seed,
+ *	the file system built from zonefs(5) ZONE FILES, I/O ERRORS and SYSFS. The same seed,
  *	the same options and a freshly formatted device give the same
  *	operations, so a divergence found at operation K replays with
  *	"zfsx --seed N --ops K+1 ...".
@@ -25,7 +25,7 @@
  *	sequential files open for write (the open slots, against
  *	max_wro_seq_files with explicit-open), the active zones and whether
  *	the file system is read-only. Every call's result must be one the
- *	model allows (where SPEC leaves several errnos possible the model
+ *	model allows (where zonefs(5) leaves several errnos possible the model
  *	allows each of them), every read must return the model's bytes, and
  *	after every write to a sequential file its size must be the model's.
  *
@@ -42,7 +42,7 @@
  *	--rogue, device events behind the mount: a rogue write at a zone's
  *	write pointer, a zone reset, a zone made read-only or offline, each
  *	found by the file's next write or truncation, after which the model
- *	applies SPEC 5 for the zone's condition and the errors= mode.
+ *	applies zonefs(5) I/O ERRORS for the zone's condition and the errors= mode.
  *
  *	With --procs N, N forked workers each own a distinct part of the
  *	files (each with its own model and seed), and, when a sequential file
@@ -74,7 +74,7 @@
  *				inside a block as zeros
  *	-r, --rogue N		with one process: N in 1000 operations are a
  *				device event of a kind from --events, found
- *				at once by the file's next write (SPEC 5)
+ *				at once by the file's next write (zonefs(5) I/O ERRORS)
  *	-k, --events LIST	the kinds of device events, comma-separated:
  *				write (a rogue write to the raw device at a
  *				zone's write pointer; the default), reset (a
@@ -587,7 +587,7 @@ static void zfsx_buf_put(struct zfsx_buf *b)
 
 /*
  * Whether a direct write buffer at @p is refused for its alignment: for a
- * sequential file, one not aligned to the block size (SPEC section 4);
+ * sequential file, one not aligned to the block size (zonefs(5) ZONE FILES);
  * for a conventional file, one the device's DMA alignment refuses, or
  * with --spec-buffers one not aligned to the block size.
  */
@@ -649,7 +649,7 @@ static void zfsx_find_dev(void)
 		 strrchr(zx.dev, '/') ? strrchr(zx.dev, '/') + 1 : zx.dev);
 }
 
-/* The zone behind a file: its inode number is its zone index (SPEC 3). */
+/* The zone behind a file: its inode number is its zone index (zonefs(5) DIRECTORY TREE). */
 static void zfsx_zone_of(struct zfsx_file *f, ino_t ino)
 {
 	struct blk_zone_report *rep;
@@ -736,7 +736,7 @@ static void zfsx_setup(void)
 	zfsx_find_dev();
 	if (statfs(zx.dir, &sfs))
 		zfsx_die("statfs %s: %s", zx.dir, strerror(errno));
-	/* SPEC 3: f_bsize is the block size. */
+	/* zonefs(5) DIRECTORY TREE: f_bsize is the block size. */
 	zx.bs = sfs.f_bsize;
 	v = zfsx_read_num("/sys/block/%s/queue/dma_alignment", zx.devname);
 	zx.dma_mask = v < 0 ? 511 : v;
@@ -796,8 +796,8 @@ static int zfsx_nwro_good(void)
 
 /*
  * Open @f with @flags and check the result against the model.
- * SPEC 5 (explicit-open): a first open for write of a sequential file
- * beyond the device's open zone limit fails with EBUSY. SPEC 5
+ * zonefs(5) I/O ERRORS (explicit-open): a first open for write of a sequential file
+ * beyond the device's open zone limit fails with EBUSY. zonefs(5) I/O ERRORS
  * (read-only): no open for write on a read-only file system (EROFS, the
  * VFS's answer). Returns the descriptor or -1.
  */
@@ -815,14 +815,14 @@ static int zfsx_open(struct zfsx_file *f, int flags)
 		   zx.nwro >= (int)zx.max_wro) {
 		zfsx_allow(&x, EBUSY);
 		/*
-		 * SPEC 5: a zone an error made read-only or offline gives
+		 * zonefs(5) I/O ERRORS: a zone an error made read-only or offline gives
 		 * its open slot back, in sysfs too: whether a file still
 		 * open for write on such a zone counts is not said.
 		 */
 		ok = zfsx_nwro_good() < (int)zx.max_wro;
 	}
 	/*
-	 * SPEC 5: the explicit open of a first open for write may be refused
+	 * zonefs(5) I/O ERRORS: the explicit open of a first open for write may be refused
 	 * for want of zone resources, with no policy.
 	 */
 	if (!zx.rdonly && f->seq && zfsx_writable(flags) && !f->wrefs &&
@@ -842,7 +842,7 @@ static int zfsx_open(struct zfsx_file *f, int flags)
 	return fd;
 }
 
-/* The last close of a write descriptor closes the zone (SPEC 5). */
+/* The last close of a write descriptor closes the zone (zonefs(5) I/O ERRORS). */
 static void zfsx_close(struct zfsx_file *f, int fd, int flags)
 {
 	if (close(fd))
@@ -850,7 +850,7 @@ static void zfsx_close(struct zfsx_file *f, int fd, int flags)
 	if (f->seq && zfsx_writable(flags) && !--f->wrefs) {
 		zx.nwro--;
 		/*
-		 * SPEC 5: a read-only file system resets no zone, and ZNS
+		 * zonefs(5) I/O ERRORS: a read-only file system resets no zone, and ZNS
 		 * keeps a zone closed with no data active, until it is
 		 * written or reset, also after a remount read-write.
 		 */
@@ -924,12 +924,12 @@ static void zfsx_check_stat(struct zfsx_file *f, const char *when)
 	if (stat(f->path, &st))
 		zfsx_diverge("stat %s %s: %s", f->name, when,
 			     zfsx_errname(errno));
-	/* SPEC 4: the size is the write pointer (seq) or the capacity. */
+	/* zonefs(5) ZONE FILES: the size is the write pointer (seq) or the capacity. */
 	if (st.st_size != f->size)
 		zfsx_diverge("size of %s %s: %lld, the model has %lld",
 			     f->name, when, (long long)st.st_size, f->size);
 	/*
-	 * SPEC 3: chmod and chown last until unmount. SPEC 5: a zone made
+	 * zonefs(5) DIRECTORY TREE: chmod and chown last until unmount. zonefs(5) I/O ERRORS: a zone made
 	 * read-only loses its write bits, an offline one all its bits, also
 	 * again when its inode is built again after a chmod: not checked.
 	 */
@@ -951,7 +951,7 @@ static void zfsx_op_stat(struct zfsx_file *f)
 }
 
 /*
- * SPEC 6: nr_wro_seq_files is the number of sequential files open for
+ * zonefs(5) SYSFS: nr_wro_seq_files is the number of sequential files open for
  * write; nr_active_seq_files counts the zones open or partly written. A
  * zone reset while explicitly open may stay open: counted as maybe.
  */
@@ -1000,7 +1000,7 @@ static void zfsx_op_sysfs(void)
 }
 
 /*
- * SPEC 5: a device with open and active zone limits may refuse a write or
+ * zonefs(5) I/O ERRORS: a device with open and active zone limits may refuse a write or
  * a FINISH for want of them (ETOOMANYREFS, EOVERFLOW), with no policy.
  * A device at its open limit closes a zone to open another, and once all
  * of its active zones are in use, it may refuse to open a zone again,
@@ -1218,10 +1218,10 @@ static enum zfsx_buf_kind zfsx_pick_buf(void)
 /*
  * The expected outcome of one write of @len bytes at @pos (already
  * resolved for O_APPEND) to @f whose write pointer in the model is @wp.
- * Sets *@full to the bytes a success writes. SPEC 4 rows: buffered write
+ * Sets *@full to the bytes a success writes. zonefs(5) ZONE FILES rows: buffered write
  * (EOPNOTSUPP on seq), direct write (alignment: EINVAL; seq offset must
  * equal the write pointer: EINVAL), O_APPEND (cnv: EINVAL), write at or
- * past the capacity (EFBIG; crossing it: shortened). SPEC 5: read-only
+ * past the capacity (EFBIG; crossing it: shortened). zonefs(5) I/O ERRORS: read-only
  * (EROFS), a bad user buffer (EFAULT; a partly mapped one may write its
  * mapped head, a short write).
  */
@@ -1241,7 +1241,7 @@ static int zfsx_expect_write(struct zfsx_file *f, long long pos, long long len,
 		zfsx_allow(x, EROFS);
 		return 0;
 	}
-	/* SPEC 5 zone conditions: offline, every I/O fails; read-only. */
+	/* zonefs(5) I/O ERRORS zone conditions: offline, every I/O fails; read-only. */
 	if (f->offline) {
 		zfsx_allow(x, EIO);
 		return 0;
@@ -1287,7 +1287,7 @@ static int zfsx_expect_write(struct zfsx_file *f, long long pos, long long len,
 /*
  * One write operation: 1 to 32 writes issued together on one descriptor,
  * back to back from one offset. The model replays them in submission
- * order, which is the order a sequential file takes them in (SPEC 4:
+ * order, which is the order a sequential file takes them in (zonefs(5) ZONE FILES:
  * several may be in flight, each must start where the previous ended).
  */
 static void zfsx_op_write(struct zfsx_file *f, int buffered)
@@ -1419,7 +1419,7 @@ static void zfsx_op_write(struct zfsx_file *f, int buffered)
 			 * Behind a short or failed write in the same queue:
 			 * a later write may find the write pointer moved
 			 * (EINVAL), be refused by the device or be cut
-			 * short (SPEC 5: no errors= policy for those).
+			 * short (zonefs(5) I/O ERRORS: no errors= policy for those).
 			 */
 			zfsx_allow(&x, EINVAL);
 			zfsx_allow(&x, EIO);
@@ -1427,7 +1427,7 @@ static void zfsx_op_write(struct zfsx_file *f, int buffered)
 			zfsx_allow(&x, EFAULT);
 			zfsx_allow(&x, ECANCELED);
 		}
-		/* Queued behind a refusal: the refusal's errno (SPEC 5). */
+		/* Queued behind a refusal: the refusal's errno (zonefs(5) I/O ERRORS). */
 		if (refusable && (ok || uncertain))
 			zfsx_allow_refusal(&x);
 		snprintf(what, sizeof(what), "write %d/%d of %s", i + 1,
@@ -1469,7 +1469,7 @@ static void zfsx_op_write(struct zfsx_file *f, int buffered)
 	for (i = 0; i < depth; i++)
 		zfsx_buf_put(&io[i].buf);
 
-	/* SPEC 4: the size is what the device acknowledged. */
+	/* zonefs(5) ZONE FILES: the size is what the device acknowledged. */
 	if (f->seq) {
 		if (fstat(fd, &st))
 			zfsx_diverge("fstat of %s: %s", f->name,
@@ -1490,7 +1490,7 @@ static void zfsx_op_write(struct zfsx_file *f, int buffered)
 		if (f->size >= f->cap)
 			f->zopen = 0;
 	}
-	/* SPEC 5: a user fault never makes the file system read-only. */
+	/* zonefs(5) I/O ERRORS: a user fault never makes the file system read-only. */
 	if (faulty && !zx.rdonly) {
 		struct statvfs sv;
 
@@ -1546,11 +1546,11 @@ static void zfsx_op_read(struct zfsx_file *f)
 		return;
 
 	/*
-	 * SPEC 4 read row: anything below the size; at or past it, 0. A
+	 * zonefs(5) ZONE FILES read row: anything below the size; at or past it, 0. A
 	 * direct read must be block aligned (EINVAL), but one at or past
 	 * the size may return 0 first, and one cut at the size may be
 	 * aligned once cut. The buffer's alignment: the device's DMA rule
-	 * refuses (EINVAL); SPEC says nothing else about reads, so a
+	 * refuses (EINVAL); zonefs(5) says nothing else about reads, so a
 	 * buffer not aligned to the block size may also be refused.
 	 */
 	exp = off >= f->size ? 0 : (len < f->size - off ? len : f->size - off);
@@ -1618,9 +1618,9 @@ static void zfsx_op_truncate(struct zfsx_file *f)
 		  pick >= 0 ? " (ftruncate)" : "");
 
 	/*
-	 * SPEC 4 truncate row: cnv, EPERM; seq to 0 resets, to the
+	 * zonefs(5) ZONE FILES truncate row: cnv, EPERM; seq to 0 resets, to the
 	 * capacity finishes, else EPERM. Past the capacity the VFS may
-	 * refuse first (EFBIG). SPEC 5: EROFS when read-only, which the
+	 * refuse first (EFBIG). zonefs(5) I/O ERRORS: EROFS when read-only, which the
 	 * VFS says first for a truncate by path on a read-only mount.
 	 */
 	if (zx.rdonly)
@@ -1630,7 +1630,7 @@ static void zfsx_op_truncate(struct zfsx_file *f)
 		if (size > f->cap)
 			zfsx_allow(&x, EFBIG);
 	} else if (zx.rdonly || f->zro || f->offline) {
-		/* SPEC 5: read-only (EROFS); offline, no I/O (EIO). */
+		/* zonefs(5) I/O ERRORS: read-only (EROFS); offline, no I/O (EIO). */
 		zfsx_allow(&x, EROFS);
 		if (f->offline)
 			zfsx_allow(&x, EIO);
@@ -1652,7 +1652,7 @@ static void zfsx_op_truncate(struct zfsx_file *f)
 	if (size == 0) {
 		memset(f->tag, 0, f->nblocks * sizeof(*f->tag));
 		/*
-		 * SPEC 5: with explicit-open, a file open for write holds its
+		 * zonefs(5) I/O ERRORS: with explicit-open, a file open for write holds its
 		 * zone open, also once reset (and one that was full).
 		 */
 		/*
@@ -1687,7 +1687,7 @@ static void zfsx_op_fsync(struct zfsx_file *f)
 	fd = pick >= 0 ? f->fds[pick].fd : zfsx_open(f, flags);
 	if (fd < 0)
 		return;
-	/* SPEC 4 fsync row: writeback and a cache flush; no error here. */
+	/* zonefs(5) ZONE FILES fsync row: writeback and a cache flush; no error here. */
 	if (f->offline)
 		zfsx_allow(&x, EIO);
 	ret = data ? fdatasync(fd) : fsync(fd);
@@ -1697,7 +1697,7 @@ static void zfsx_op_fsync(struct zfsx_file *f)
 }
 
 /*
- * SPEC 4 mmap row: cnv files take shared writable mappings; a shared
+ * zonefs(5) ZONE FILES mmap row: cnv files take shared writable mappings; a shared
  * writable mapping of a seq file fails with EINVAL; shared read-only
  * mappings show the file's data.
  */
@@ -1760,7 +1760,7 @@ static void zfsx_op_mmap(struct zfsx_file *f)
 /* ---- device events and remounts ---- */
 
 /*
- * SPEC 5: the model once the module has learned from the device's report,
+ * zonefs(5) I/O ERRORS: the model once the module has learned from the device's report,
  * after a failed I/O of @f, that the zone is in condition @ev (read-only,
  * offline, or good for the other events) and holds @dsize bytes of data.
  * The zone's own condition wins; then the mount's errors= mode: a write
@@ -1824,7 +1824,7 @@ static int zfsx_write_openable(struct zfsx_file *f)
  * descriptor in @fdp for the caller to close once the model has the error
  * (a last close depends on it), 0 if it could not be made (the file's
  * first open for write would pass the open zone limit, or the device had
- * no open or active zone to spare: SPEC 5, no policy then).
+ * no open or active zone to spare: zonefs(5) I/O ERRORS, no policy then).
  */
 static int zfsx_write_to_find(struct zfsx_file *f, int refusable, int *fdp)
 {
@@ -1932,7 +1932,7 @@ static int zfsx_raw_change(struct zfsx_file *f, enum zfsx_event ev,
  * A device event on a sequential file's zone, behind the mount, found at
  * once by the file's next write (or, for a zone made read-only or
  * offline, by a truncation to 0, which reports the zone before it resets
- * it), after which SPEC 5 applies (zfsx_model_error()):
+ * it), after which zonefs(5) I/O ERRORS applies (zfsx_model_error()):
  *   write     a rogue writer writes 1 to 4 blocks at the write pointer:
  *             the device holds more than the size;
  *   reset     the zone is reset: the write pointer is behind the size;
@@ -2075,7 +2075,7 @@ static void zfsx_find_rogues(void)
 }
 
 /*
- * mount -o remount (SPEC 5: a remount re-reads the options): read-only or
+ * mount -o remount (zonefs(5) I/O ERRORS: a remount re-reads the options): read-only or
  * read-write, the errors= mode kept, explicit-open sometimes turned on or
  * off. A remount read-only fails with EBUSY while a file is open for
  * write (the VFS's rule); one read-write after errors=remount-ro is taken.
@@ -2124,7 +2124,7 @@ static void zfsx_op_chattr(struct zfsx_file *f)
 	long long ret;
 
 	/*
-	 * SPEC 3: chmod and chown are allowed and last until unmount. SPEC 5:
+	 * zonefs(5) DIRECTORY TREE: chmod and chown are allowed and last until unmount. zonefs(5) I/O ERRORS:
 	 * chmod cannot give back the bits a zone's take-away cleared (the
 	 * write bits of a read-only zone, all of an offline one): EPERM.
 	 */
@@ -2194,7 +2194,7 @@ static void zfsx_op_probe(struct zfsx_file *f)
 	zfsx_check("open as nobody", ret, &x, ok || f->offline);
 }
 
-/* SPEC 3 and 7: what a file holds outlives its inode. */
+/* zonefs(5) DIRECTORY TREE and 7: what a file holds outlives its inode. */
 static void zfsx_op_drop_caches(void)
 {
 	int fd, i;
@@ -2344,7 +2344,7 @@ static void zfsx_app_fill(unsigned char *blk, const struct zfsx_apphdr *h)
 /*
  * One appender: appends of 1 to 16 blocks with write(O_APPEND) or
  * pwritev2(RWF_APPEND) until its half of the capacity is used; each must
- * be written whole (SPEC 4: writers to one sequential file are
+ * be written whole (zonefs(5) ZONE FILES: writers to one sequential file are
  * serialized). Reports its appends and bytes on @out.
  */
 static int zfsx_appender(struct zfsx_file *f, int writer, long long nops,
@@ -2613,7 +2613,7 @@ static void zfsx_usage(FILE *out)
 		"            [--rogue N [--events LIST] [--cond-cmd CMD]]\n"
 		"            [--errors MODE] [--remount N] [--log N] [--verbose]\n"
 		"Runs random operations from the seed on the zonefs mounted on MNT\n"
-		"and checks each result against a model (SPEC sections 4-6).\n"
+		"and checks each result against a model (zonefs(5) ZONE FILES, I/O ERRORS, SYSFS).\n"
 		"  -d, --dir MNT          the zonefs mount point\n"
 		"  -s, --seed N           seed of the operations (default 1)\n"
 		"  -n, --ops N            operations per worker (default 1000)\n"

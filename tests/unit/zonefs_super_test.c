@@ -3,7 +3,7 @@
  * Unit test of the superblock encoding and its checksum. The expected
  * values were computed independently, in Python, as
  * zlib.crc32(block) ^ 0xffffffff over blocks built with struct.pack_into()
- * following the table in SPEC section 2, so that an error in both the
+ * following the table in the on-disk format (include/zonefs_format.h), so that an error in both the
  * encoder and its header cannot cancel out.
  */
 #include <stddef.h>

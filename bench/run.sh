@@ -14,9 +14,8 @@
 # BENCH_LSM (0 skips the LSM-tree workload, zonefs_lsm), BENCH_LSM_REPS
 # (its runs, default the smaller of BENCH_REPS and 3), BENCH_LSM_SECONDS
 # (seconds per run, 10), BENCH_MILLION (1 adds the 1,000,000-zone disk),
-# and testbed/config. Under TCG on 2 cores a run took 32 minutes with the
-# 1,000,000-zone disk, about 25 without; larger sizes make it longer, not
-# more telling.
+# and testbed/config. Its time is in docs/results.md; larger sizes make it
+# longer, not more telling.
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)

@@ -12,8 +12,7 @@
 #
 # Environment: HOST_GROUPS, GUEST_GROUPS, VM_GROUPS (test groups to run),
 # GUESTS (test guests side by side, 1 to 4, default 1: on two cores, two
-# guests of one vCPU took 3,043 s where one of two vCPUs takes about
-# 2,200), TESTS_ARGS (extra tests/run options, e.g.
+# guests of one vCPU were slower than one of two, docs/tests.md), TESTS_ARGS (extra tests/run options, e.g.
 # "-t 'io/*'"), GEOMETRY (ZONE_MB:CONV:SIZE_MB:LBA of $ZBC_DEV; then only
 # the io, ns and errors groups run by default, on that disk).
 #
@@ -38,9 +37,10 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # VM_CPUS as given, before testbed/config sets its default.
 cpus_given=${VM_CPUS:-}
-# A test guest of the stock kernel takes about 1,200 s: one that has not
-# ended in 3,600 is stopped, well within a CI job's 90 minutes (a test
-# that hangs in the kernel is caught by tests/run long before).
+# A test guest of the stock kernel that has not ended in 3,600 s is
+# stopped, well within a CI job's 90 minutes (docs/results.md has its
+# usual time; a test that hangs in the kernel is caught by tests/run long
+# before).
 [ "${KERNEL:-stock}" = debug ] || export VM_TIMEOUT=${VM_TIMEOUT:-3600}
 # shellcheck source=testbed/lib.sh
 . "$here/lib.sh"

@@ -114,8 +114,8 @@ esac
 [ "$mode" = testbed ] && role=target
 case "$ACCEL" in
 # Under TCG a CPU model without AVX runs the guest faster: no AVX-512
-# state to save at each context switch, SSE string functions in libc. On
-# the mount group, Westmere took 199 s where max took 236.
+# state to save at each context switch, SSE string functions in libc
+# (docs/testbed.md has the measure).
 tcg) accel=(-accel tcg,thread=multi -cpu Westmere) ;;
 kvm)
 	if [ ! -r /dev/kvm ] || [ ! -w /dev/kvm ]; then

@@ -19,7 +19,8 @@ export CMD
 # disks and results/. A make started under it (ZONEFS_MAKE_LOCK set), a
 # make -n, and a goal not in the list (another makefile's) go ahead.
 zonefs-lock-goals := all deps tools module helpers images kernel-debug testbed boot \
-	check test stress bench clean testbed-stop testbed-reset deb install modules_install
+	check test stress bench clean testbed-stop testbed-reset deb install modules_install \
+	lint unit
 ifeq ($(ZONEFS_MAKE_LOCK)$(findstring n,$(firstword -$(MAKEFLAGS)))$(filter-out $(zonefs-lock-goals),$(MAKECMDGOALS)),)
 .PHONY: zonefs-locked $(MAKECMDGOALS)
 zonefs-locked:
@@ -27,7 +28,7 @@ zonefs-locked:
 $(filter-out zonefs-locked,$(MAKECMDGOALS)): zonefs-locked ; @:
 else
 
-.PHONY: all deps tools module helpers images kernel-debug testbed testbed-stop boot check test stress bench clean testbed-reset
+.PHONY: all deps tools module helpers images kernel-debug testbed testbed-stop boot check test stress bench clean testbed-reset lint unit
 
 all: tools module helpers
 
@@ -71,6 +72,15 @@ check: deps all images deb
 	@testbed/check.sh
 
 test: check
+
+# The fast loop, host only, no guest: shellcheck, checkpatch, the W=1
+# builds (the lint group); the unit tests of mkzonefs and of the module's
+# errors= decisions (tests/unit).
+lint:
+	@tests/run -o results/lint-only lint
+
+unit:
+	@$(MAKE) -s -C tools test
 
 # The long forms of the reliability scenarios (tests/stress: 20,000 fuzzed
 # superblocks, 200 target-loss cycles, 30 min of load), the zfsx exerciser

@@ -370,9 +370,14 @@ void zonefs_recover(struct inode *inode, enum zonefs_error err)
  * zonefs_drop_stale_cache() - drop the pages zonefs_zone_resync() found stale
  * @inode:	the file's inode
  *
- * Not under i_truncate_mutex: a read in progress holds pages locked while
- * it waits for that mutex (zonefs_iomap_begin()), and a truncation of the
- * page cache waits for them. The invalidate lock keeps new reads out.
+ * The recovery paths find the pages stale under i_truncate_mutex, which
+ * they take without the invalidate lock; they call this once the mutex is
+ * let go. A read fills pages under the invalidate lock (shared) and waits
+ * for the mutex in zonefs_iomap_begin() with those pages locked: taken
+ * here first, the invalidate lock waits for such reads and keeps new ones
+ * out, so the truncation of the page cache waits for no locked page. The
+ * truncation path holds the invalidate lock before the mutex for the same
+ * reason, and truncates under both.
  *
  * Context: inode->i_rwsem held exclusive, mapping->invalidate_lock and
  * the file's i_truncate_mutex not held.

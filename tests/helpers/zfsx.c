@@ -182,6 +182,8 @@ struct zfsx_file {
 struct zfsx_counts {
 	long long ops, writes, reads, truncs, errs;
 	long long bytes_written, bytes_checked;
+	long long dev_checks;		/* zone reports compared with the model */
+	long long bytes_read_back;	/* by the full read-backs */
 	long long errno_count[134];
 };
 
@@ -752,6 +754,7 @@ static void zfsx_setup(void)
 
 static int zfsx_may_be_refused(void);
 static void zfsx_allow_refusal(struct zfsx_errs *x);
+static void zfsx_check_device(const char *when);
 
 static int zfsx_writable(int flags)
 {
@@ -2033,6 +2036,7 @@ static void zfsx_op_event(void)
 		zfsx_close(f, fd, O_WRONLY | O_DIRECT);
 		zfsx_check_stat(f, "after the last close");
 	}
+	zfsx_check_device("after the device event");
 }
 
 /*
@@ -2115,6 +2119,7 @@ static void zfsx_op_remount(void)
 		zfsx_find_rogues();
 	for (i = 0; i < zx.nfiles; i++)
 		zfsx_check_stat(&zx.files[i], "after the remount");
+	zfsx_check_device("after the remount");
 }
 
 static void zfsx_op_chattr(struct zfsx_file *f)
@@ -2269,6 +2274,107 @@ static void zfsx_one_op(void)
 		zfsx_op_drop_caches();
 }
 
+/*
+ * Judge by the device: the zone report of each sequential file must show
+ * what the model says the zone holds, its size plus what a rogue writer
+ * put past it (zonefs(5) I/O ERRORS), a full zone once that is the
+ * capacity and an empty one at 0. Zones that errors= took away, or that
+ * the target reports read-only or offline, are left out: their write
+ * pointer is the device's business once the file is no longer written.
+ * Run after each device event and remount, every 100 operations and at
+ * the end (global_checks: the files are this process').
+ */
+static void zfsx_check_device(const char *when)
+{
+	struct blk_zone_report *rep;
+	int i, fd;
+
+	if (!zx.global_checks)
+		return;
+	fd = open(zx.dev, O_RDONLY);
+	rep = calloc(1, sizeof(*rep) + sizeof(struct blk_zone));
+	if (fd < 0 || !rep)
+		zfsx_die("cannot read the zones of %s", zx.dev);
+	for (i = 0; i < zx.nfiles; i++) {
+		struct zfsx_file *f = &zx.files[i];
+		long long want, wp;
+		struct blk_zone *z = &rep->zones[0];
+
+		if (!f->seq || f->shared || f->zro || f->offline)
+			continue;
+		rep->sector = f->zstart >> 9;
+		rep->nr_zones = 1;
+		if (ioctl(fd, BLKREPORTZONE, rep) || rep->nr_zones != 1)
+			zfsx_die("zone report of %s: %s", zx.dev, strerror(errno));
+		want = f->size + f->rogue;
+		switch (z->cond) {
+		case BLK_ZONE_COND_FULL:
+			wp = f->cap;
+			break;
+		case BLK_ZONE_COND_EMPTY:
+			wp = 0;
+			break;
+		case BLK_ZONE_COND_IMP_OPEN:
+		case BLK_ZONE_COND_EXP_OPEN:
+		case BLK_ZONE_COND_CLOSED:
+			wp = (long long)(z->wp - z->start) << 9;
+			break;
+		default:
+			zfsx_diverge("%s: the zone of %s is in condition 0x%x, the model has it writable",
+				     when, f->name, z->cond);
+		}
+		if (wp != want)
+			zfsx_diverge("%s: the device's write pointer of %s is %lld, the model has %lld (size %lld, rogue %lld)",
+				     when, f->name, wp, want, f->size, f->rogue);
+		if ((want == f->cap) != (z->cond == BLK_ZONE_COND_FULL))
+			zfsx_diverge("%s: the zone of %s is in condition 0x%x with %lld of %lld bytes",
+				     when, f->name, z->cond, want, f->cap);
+		zx.cnt->dev_checks++;
+	}
+	free(rep);
+	close(fd);
+}
+
+/*
+ * Read every file back, whole, with buffered reads after the page cache
+ * was dropped (so that the device answers), against the model: every
+ * block whose data the model knows.
+ */
+static void zfsx_read_back(const char *when)
+{
+	unsigned char *buf;
+	int i, fd;
+
+	if (!zx.global_checks)
+		return;
+	sync();
+	zfsx_op_drop_caches();
+	if (posix_memalign((void **)&buf, ZFSX_PAGE, 1 << 20))
+		zfsx_die("out of memory");
+	for (i = 0; i < zx.nfiles; i++) {
+		struct zfsx_file *f = &zx.files[i];
+		long long pos = 0, n;
+
+		if (f->offline || f->shared)
+			continue;
+		fd = open(f->path, O_RDONLY);
+		if (fd < 0)
+			zfsx_diverge("%s: open of %s for the read-back: %s", when,
+				     f->name, zfsx_errname(errno));
+		while (pos < f->size) {
+			n = f->size - pos < (1 << 20) ? f->size - pos : 1 << 20;
+			if (pread(fd, buf, n, pos) != n)
+				zfsx_diverge("%s: read-back of %s at %lld: %s", when,
+					     f->name, pos, zfsx_errname(errno));
+			zfsx_verify(f, buf, pos, n, "read-back");
+			zx.cnt->bytes_read_back += n;
+			pos += n;
+		}
+		close(fd);
+	}
+	free(buf);
+}
+
 /* Run the ops; returns the number run. */
 static long long zfsx_run(void)
 {
@@ -2278,6 +2384,8 @@ static long long zfsx_run(void)
 		if (zx.deadline && time(NULL) >= zx.deadline)
 			break;
 		zfsx_one_op();
+		if (zx.opno % 100 == 99)
+			zfsx_check_device("every 100 operations");
 	}
 	if (zx.verbose && zx.lastlog >= 0)
 		fprintf(stderr, "%s\n", zx.log[zx.lastlog % ZFSX_LOG_MAX]);
@@ -2295,6 +2403,8 @@ static long long zfsx_run(void)
 		zfsx_op_sysfs();
 		for (i = 0; i < zx.nfiles; i++)
 			zfsx_check_stat(&zx.files[i], "at the end");
+		zfsx_check_device("at the end");
+		zfsx_read_back("at the end");
 	}
 	return zx.opno;
 }
@@ -2309,8 +2419,9 @@ static void zfsx_summary(const struct zfsx_counts *c, const char *extra)
 	for (e = 1; e < ZFSX_NERRNO; e++)
 		if (c->errno_count[e])
 			printf(" %s:%lld", zfsx_errname(e), c->errno_count[e]);
-	printf("; %lld MiB written, %lld MiB checked%s)\n",
-	       c->bytes_written >> 20, c->bytes_checked >> 20, extra);
+	printf("; %lld MiB written, %lld MiB checked, %lld zone reports compared, %lld MiB read back%s)\n",
+	       c->bytes_written >> 20, c->bytes_checked >> 20, c->dev_checks,
+	       c->bytes_read_back >> 20, extra);
 }
 
 /* ---- the shared appenders ---- */

@@ -313,6 +313,7 @@ mkdir -p "$run_dir"
 	printf 'TB_DEBUG=%q\n' "${TB_DEBUG:-0}"
 	printf 'STRESS=%q\n' "${STRESS:-0}"
 	printf 'ZFSX_STRESS_SECONDS=%q\n' "${ZFSX_STRESS_SECONDS:-60}"
+	printf 'ZFSX_RUN_OPS=%q\n' "${ZFSX_RUN_OPS:-400}"
 	printf 'TB_ROLE=%q\n' "$role"
 	# The user network's addresses: the target guest is always 10.0.2.15;
 	# the initiator guest reaches it as 10.0.2.100, which QEMU forwards to

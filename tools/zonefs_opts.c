@@ -51,7 +51,8 @@ void zonefs_usage(FILE *out)
 	      " -h, --help             print this help and exit\n"
 	      " -V, --version          print the version and exit\n"
 	      "\n"
-	      "Exit status: 0 done, 1 failure, 2 usage error.\n", out);
+	      "Exit status: 0 done, 1 failure, 2 usage error, 128+N stopped by\n"
+	      "signal N (SIGHUP, SIGINT, SIGQUIT, SIGTERM) once the format was complete.\n", out);
 }
 
 /**

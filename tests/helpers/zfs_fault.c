@@ -30,8 +30,10 @@
  * "readwrite" submits a direct read of RLEN bytes at ROFF with libaio and,
  * while it is in flight, a direct pwrite of WLEN bytes from a buffer of
  * kind BUF at the end of the file, then reaps the read; it prints "R <read
- * result> W <write result>", so that a read failing at the device while a
- * write holds the file can be seen.
+ * result> W <write result> RACE", so that a read failing at the device while a
+ * write holds the file can be seen: RACE is "race" when the read was still
+ * in flight as the write started and done as it returned, "read-first" or
+ * "read-after" when it was not.
  *
  * "truncnth" makes the Nth fault-injectable call (a slab allocation, with
  * failslab) of this task fail, through /proc/thread-self/fail-nth (a kernel
@@ -329,8 +331,10 @@ static int zfs_fault_readwrite(const char *file, long long roff, size_t rlen,
 {
 	unsigned char *rbuf = zfs_fault_buf("good", rlen, roff), *wbuf;
 	struct iocb iocb = { 0 }, *iocbp = &iocb;
+	struct timespec zero = { 0 };
 	struct io_event ev;
 	aio_context_t ctx = 0;
+	long before, after;
 	struct stat st;
 	ssize_t w;
 	int fd;
@@ -350,10 +354,17 @@ static int zfs_fault_readwrite(const char *file, long long roff, size_t rlen,
 	iocb.aio_offset = roff;
 	if (syscall(SYS_io_submit, ctx, 1, &iocbp) != 1)
 		return zfs_fault_err(errno);
+	/*
+	 * The race: the read still in flight when the write starts, and
+	 * done when it returns, so that it completed while the write held
+	 * the file. Asked without waiting on each side of the write.
+	 */
+	before = syscall(SYS_io_getevents, ctx, 0, 1, &ev, &zero);
 	w = pwrite(fd, wbuf, wlen, st.st_size);
 	if (w < 0)
 		w = -errno;
-	if (syscall(SYS_io_getevents, ctx, 1, 1, &ev, NULL) != 1)
+	after = before ? before : syscall(SYS_io_getevents, ctx, 0, 1, &ev, &zero);
+	if (!after && syscall(SYS_io_getevents, ctx, 1, 1, &ev, NULL) != 1)
 		return zfs_fault_err(errno);
 	syscall(SYS_io_destroy, ctx);
 	close(fd);
@@ -361,7 +372,7 @@ static int zfs_fault_readwrite(const char *file, long long roff, size_t rlen,
 	zfs_fault_print_res((long long)ev.res);
 	printf(" W");
 	zfs_fault_print_res(w);
-	printf("\n");
+	printf(" %s\n", !before && after == 1 ? "race" : before ? "read-first" : "read-after");
 	return 0;
 }
 

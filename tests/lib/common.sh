@@ -21,6 +21,8 @@ SKIP_REASONS=()
 . "$TOP/tests/lib/module.sh"
 # shellcheck source=tests/lib/kmsg.sh
 . "$TOP/tests/lib/kmsg.sh"
+# shellcheck source=tests/lib/devices.sh
+. "$TOP/tests/lib/devices.sh"
 
 if [ -r /run/zonefs-testbed.env ]; then
 	set -a

@@ -51,3 +51,31 @@ tb_kver() {
 tb_stock_dir() {
 	echo "$STOCK_CACHE/$1"
 }
+
+# tb_lockup_watch PID DIR [GRACE [POLL]]: stop a guest (PID leads its
+# process group) whose kernel reports a soft lockup or an RCU stall on the
+# console (DIR/console.log) and whose job then writes nothing for GRACE
+# seconds (120): no TAP line (DIR/tap) and no kernel log line through the
+# guest's own reader (DIR/kmsg.log). A guest that recovers passes the
+# report itself on that stream; one that does not would run to VM_TIMEOUT.
+# The report's first line goes to DIR/lockup. Looks every POLL seconds (5).
+tb_lockup_watch() {
+	local pid=$1 dir=$2 grace=${3:-120} poll=${4:-5} last='' sig off=0 seen=0 line=''
+	while sleep "$poll" && kill -0 "$pid" 2>/dev/null; do
+		sig=$(cat "$dir/tap" "$dir/kmsg.log" 2>/dev/null | wc -c)
+		if [ "$sig" != "$last" ]; then
+			# Progress: only a report written after it counts.
+			last=$sig seen=0
+			off=$(stat -c %s "$dir/console.log" 2>/dev/null || echo 0)
+		elif [ "$seen" = 0 ]; then
+			line=$(tail -c +$((off + 1)) "$dir/console.log" 2>/dev/null | tr -d '\r' |
+				grep -m 1 -E 'soft lockup - CPU#|rcu: INFO: rcu_[a-z]+ (self-)?detected stall') &&
+				seen=$SECONDS
+		elif [ $((SECONDS - seen)) -ge "$grace" ]; then
+			echo "$line" >"$dir/lockup"
+			kill -TERM -- "-$pid" "$pid" 2>/dev/null
+			return 0
+		fi
+	done
+	return 0
+}

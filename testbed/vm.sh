@@ -185,6 +185,7 @@ cleanup() {
 		kill -KILL -- "-$qemu_pid" 2>/dev/null || true
 	fi
 	[ -z "${tail_pid:-}" ] || kill "$tail_pid" 2>/dev/null || true
+	[ -z "${watch_pid:-}" ] || kill "$watch_pid" 2>/dev/null || true
 }
 # On INT or TERM: stop QEMU, then die of the same signal, so that the
 # caller (make check, a test) stops too instead of going on.
@@ -417,6 +418,8 @@ t0=$(date +%s)
 # In the background (bash runs a trap only between foreground commands),
 # unless a person is at the guest's console.
 tail_pid=
+watch_pid=
+rm -f "$run_dir/lockup"
 if [ "$mode" = testbed ]; then
 	# A session of its own, no time limit: it serves until testbed-stop.
 	# It keeps the disk set's lock (fd 9) while it runs.
@@ -442,21 +445,30 @@ elif [ "$mode" = check ]; then
 	qemu_pid=$!
 	tail -n +1 -s 0.5 -f --pid="$qemu_pid" "$run_dir/tap" &
 	tail_pid=$!
+	tb_lockup_watch "$qemu_pid" "$run_dir" "${LOCKUP_GRACE:-120}" &
+	watch_pid=$!
 	wait "$qemu_pid" && qrc=0 || qrc=$?
 	wait "$tail_pid" || true
 elif [ ! -t 0 ]; then
 	timeout -k 30 "$VM_TIMEOUT" "${qemu[@]}" &
 	qemu_pid=$!
+	tb_lockup_watch "$qemu_pid" "$run_dir" "${LOCKUP_GRACE:-120}" &
+	watch_pid=$!
 	wait "$qemu_pid" && qrc=0 || qrc=$?
 else
 	timeout --foreground -k 30 "$VM_TIMEOUT" "${qemu[@]}" && qrc=0 || qrc=$?
 fi
-qemu_pid='' tail_pid=
+[ -z "$watch_pid" ] || kill "$watch_pid" 2>/dev/null || true
+qemu_pid='' tail_pid='' watch_pid=
 elapsed=$(($(date +%s) - t0))
 
 rc=$(tr -dc '0-9' <"$run_dir/exit_code")
+if [ -s "$run_dir/lockup" ]; then
+	tb_log "guest LOCKED UP, stopped after ${elapsed}s: the console says '$(cat "$run_dir/lockup")' and the job wrote nothing for ${LOCKUP_GRACE:-120}s; console log: $run_dir/console.log"
+	qrc=124
+fi
 if [ "$qrc" = 124 ]; then
-	tb_log "guest run TIMED OUT after ${elapsed}s; console log: $run_dir/console.log"
+	[ -s "$run_dir/lockup" ] || tb_log "guest run TIMED OUT after ${elapsed}s; console log: $run_dir/console.log"
 	# Where it stopped: the last test marker, and what the kernel said
 	# after it (a hung task, a stall, a lockup reports itself there).
 	if [ -s "$run_dir/kmsg.log" ]; then

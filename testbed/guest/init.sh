@@ -106,6 +106,12 @@ tb_mount_basics() {
 	mount -t configfs configfs /sys/kernel/config 2>/dev/null
 	mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 	mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+	# Enabling an event also hooks the scheduler's tracepoints, to record
+	# task names; that patches __schedule() while the other CPU runs it,
+	# and under QEMU's multi-threaded TCG (7.2) a CPU can then loop on a
+	# stale int3 with interrupts off while the patching CPU waits on it:
+	# a soft lockup of the whole guest. The tests read no task names.
+	echo 0 >/sys/kernel/tracing/options/record-cmd 2>/dev/null
 	hostname zonefs-testbed
 	ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
 	echo 1 >/proc/sys/kernel/sysrq

@@ -28,7 +28,7 @@
 # "n/a: ..."). bench/report.py turns the samples into the table.
 #
 # Parameters (from results/bench.env, written by bench/run.sh): BENCH_REPS,
-# BENCH_MB, BENCH_ZNS_MB, BENCH_APPEND_MB, BENCH_SCALE, BENCH_PROFILE, BENCH_LSM,
+# BENCH_MB, BENCH_ZNS_MB, BENCH_APPEND_MB, BENCH_ZNS_APPEND_MB, BENCH_SCALE, BENCH_PROFILE, BENCH_LSM,
 # BENCH_LSM_REPS, BENCH_LSM_SECONDS.
 set -euo pipefail
 
@@ -46,6 +46,7 @@ fi
 : "${BENCH_MB:=64}"		# MiB per 1 MiB-block throughput run
 : "${BENCH_ZNS_MB:=512}"	# the same on ZNS, which is ten times as fast
 : "${BENCH_APPEND_MB:=1}"	# MiB per 4 KiB append run
+: "${BENCH_ZNS_APPEND_MB:=8}"	# the same on ZNS: 1 MiB there is 50 ms
 : "${BENCH_SCALE:=1}"		# 0: skip the 75,000- and 300,000-zone measures
 : "${ZBC_HUGE:=}" "${ZNS_DEV:=}"	# absent from an older guest: their rows say so
 : "${ZBC_MILLION:=}"		# only with BENCH_MILLION=1
@@ -539,18 +540,40 @@ fio_val() {
 		}' "$1"
 }
 
+# cpu_busy: the guest's CPU time so far, every CPU, in ms (user, nice,
+# system, irq and softirq of /proc/stat).
+cpu_busy() {
+	awk -v hz="$(getconf CLK_TCK)" '$1 == "cpu" { printf "%.0f\n", ($2 + $3 + $4 + $7 + $8) * 1000 / hz; exit }' /proc/stat
+}
+
+# The measures whose guest CPU time is recorded too, as MEASURE_cpu: ms
+# per MiB written for the 1 MiB writes, us per write for the appends.
+CPU_MEASURES=" write_qd8 append_qd8 "
+
 # run_fio MEASURE TARGET RUN KIND EXPECT_BYTES FIO_ARGS...: one fio run,
 # recorded. KIND: read or write (MiB/s), or iops (writes per second).
+# With PERF_DATA set, under perf record (every CPU, call graphs) into it.
 run_fio() {
-	local m=$1 t=$2 run=$3 kind=$4 bytes=$5 val msgs t0
+	local m=$1 t=$2 run=$3 kind=$4 bytes=$5 val msgs t0 c0 c1 perf=()
 	shift 5
+	[ -z "${PERF_DATA:-}" ] || perf=(perf record -q -e cpu-clock -a -g -o "$PERF_DATA" --)
 	kmsg_mark
 	t0=$(now)
-	timeout 900 fio --eta=never --output-format=json --output="$tmp/fio.json" \
+	c0=$(cpu_busy)
+	timeout 900 "${perf[@]}" fio --eta=never --output-format=json --output="$tmp/fio.json" \
 		--name="$m" "$@" >"$tmp/fio.err" 2>&1 || true
+	c1=$(cpu_busy)
 	cat "$tmp/fio.err" >>"$out/fio.log"
 	val=$(fio_val "$tmp/fio.json" "$kind" "$bytes")
 	rec "$m" "$t" "$run" "$val" "fio ran $(elapsed "$t0") s"
+	case "$CPU_MEASURES/$val" in
+	*" ${m#*.} "*/fails:*) ;;
+	*" ${m#*.} "*)
+		# Per MiB, or per write of 4 KiB.
+		rec "${m}_cpu" "$t" "$run" "$(awk -v c=$((c1 - c0)) -v b="$bytes" -v k="$kind" \
+			'BEGIN { if (k == "iops") printf "%.1f\n", c * 1000 / (b / 4096); else printf "%.2f\n", c / (b / 1048576) }')"
+		;;
+	esac
 	case "$val" in
 	fails:*)
 		msgs=$(kmsg_since | head -n 3)
@@ -603,7 +626,7 @@ prepare() {
 tp_one() {
 	local m=$1 t=$2 run=$3 bytes abytes off aoff opts=() where=() kind=write
 	bytes=$((tp_mb << 20))
-	abytes=$((BENCH_APPEND_MB << 20))
+	abytes=$((ap_mb << 20))
 	off=$((seq0 * zsec * 512))
 	aoff=$(((seq0 + nfiles) * zsec * 512))
 	case "${m#*.}" in
@@ -662,14 +685,14 @@ TP_MEASURES="read_qd1 read_qd8 read_buf write_qd1 write_qd8 append_qd1 append_qd
 # slow patch on a shared host hits all three.
 throughput() {
 	local pfx=$2 run m t order t0
-	tp_mb=$BENCH_MB
-	[ "$pfx" = zns ] && tp_mb=$BENCH_ZNS_MB
+	tp_mb=$BENCH_MB ap_mb=$BENCH_APPEND_MB
+	[ "$pfx" != zns ] || tp_mb=$BENCH_ZNS_MB ap_mb=$BENCH_ZNS_APPEND_MB
 	tp_setup "$1"
-	log "throughput: $dev, $((zsec / 2048)) MiB zones, $nconv conventional, scheduler $(sched "$dev"); $tp_mb MiB per run over seq/0..$((nfiles - 1)), appends $BENCH_APPEND_MB MiB in seq/$nfiles"
+	log "throughput: $dev, $((zsec / 2048)) MiB zones, $nconv conventional, scheduler $(sched "$dev"); $tp_mb MiB per run over seq/0..$((nfiles - 1)), appends $ap_mb MiB in seq/$nfiles"
 	# One unmeasured pass, so that every measured run overwrites blocks
 	# the backing file already holds.
 	fill 0 "$nfiles" $((tp_mb << 20))
-	fill "$nfiles" 1 $((BENCH_APPEND_MB << 20))
+	fill "$nfiles" 1 $((ap_mb << 20))
 	for run in $(seq "$BENCH_REPS"); do
 		order=$(run_order "$run")
 		t0=$(now)
@@ -681,6 +704,20 @@ throughput() {
 		mod_unload
 		log "throughput ($pfx) run $run done in $(elapsed "$t0")s"
 	done
+}
+
+# profile_tp PREFIX: after throughput PREFIX (its disk and files), a perf
+# profile (cpu-clock, every CPU, call graphs) of one 1 MiB QD8 write run
+# of each target, not recorded as a sample, to
+# OUT/profile-PREFIX-write_qd8-TARGET.txt.
+profile_tp() {
+	local t
+	for t in ours stock raw; do
+		PERF_DATA=$tmp/perf-tp.data tp_one "profile.write_qd8" "$t" 1
+		perf_top "$tmp/perf-tp.data" "$1-write_qd8-$t"
+	done
+	mod_unload
+	log "profiles of the $1 1 MiB QD8 write: $out/profile-$1-write_qd8-{ours,stock,raw}.txt"
 }
 
 # --- the LSM-tree workload on $ZBC_DEV, then on $ZNS_DEV ---------------------
@@ -838,11 +875,12 @@ main() {
 		echo "mb=$BENCH_MB"
 		echo "zns_mb=$BENCH_ZNS_MB"
 		echo "append_mb=$BENCH_APPEND_MB"
+		echo "zns_append_mb=$BENCH_ZNS_APPEND_MB"
 		echo "lsm=$BENCH_LSM"
 		echo "lsm_reps=$BENCH_LSM_REPS"
 		echo "lsm_seconds=$BENCH_LSM_SECONDS"
 	} >"$out/guest.env"
-	log "plan: $BENCH_REPS runs each; scale on $ZBC_BIG and $ZBC_HUGE ($([ "$BENCH_SCALE" = 1 ] && echo on || echo off)), throughput on $ZBC_DEV and $ZNS_DEV ($BENCH_MB and $BENCH_ZNS_MB MiB, appends $BENCH_APPEND_MB MiB); $([ "$BENCH_LSM" = 1 ] && echo "LSM-tree workload on both, $BENCH_LSM_REPS runs of ${BENCH_LSM_SECONDS}s" || echo "no LSM-tree workload"); ours $OURS_KO, stock $STOCK_KO"
+	log "plan: $BENCH_REPS runs each; scale on $ZBC_BIG and $ZBC_HUGE ($([ "$BENCH_SCALE" = 1 ] && echo on || echo off)), throughput on $ZBC_DEV and $ZNS_DEV ($BENCH_MB and $BENCH_ZNS_MB MiB, appends $BENCH_APPEND_MB and $BENCH_ZNS_APPEND_MB MiB); $([ "$BENCH_LSM" = 1 ] && echo "LSM-tree workload on both, $BENCH_LSM_REPS runs of ${BENCH_LSM_SECONDS}s" || echo "no LSM-tree workload"); ours $OURS_KO, stock $STOCK_KO"
 	if [ "$BENCH_SCALE" = 1 ]; then
 		t0=$(now)
 		scale
@@ -856,6 +894,9 @@ main() {
 	[ -z "$ZBC_MILLION" ] || timed "1,000,000-zone measures" million
 	timed "throughput measures (ZBC)" throughput "$ZBC_DEV" tp
 	[ -z "$ZNS_DEV" ] || timed "throughput measures (ZNS)" throughput "$ZNS_DEV" zns
+	if [ -n "$ZNS_DEV" ] && [ "$BENCH_PROFILE" = 1 ]; then
+		timed "profiles of the ZNS 1 MiB QD8 write" profile_tp zns
+	fi
 	if [ "$BENCH_LSM" = 1 ]; then
 		timed "LSM measures (ZBC)" lsm "$ZBC_DEV" lsm
 		[ -z "$ZNS_DEV" ] || timed "LSM measures (ZNS)" lsm "$ZNS_DEV" zlsm

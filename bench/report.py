@@ -30,6 +30,8 @@ TP_ROWS = [
      [("stock_ratio_ge", 1.0)]),
     ("append_qd8", "4 KiB O_DIRECT append, QD8, fsync/8", "IOPS", "high",
      [("stock_ratio_ge", 1.0)]),
+    ("write_qd8_cpu", "  guest CPU per MiB, 1 MiB write QD8", "ms", "low", None),
+    ("append_qd8_cpu", "  guest CPU per append, QD8", "us", "low", None),
 ]
 
 # The LSM-tree workload's rows (bench/zonefs_lsm.c), the same on the ZBC
@@ -201,6 +203,8 @@ def goal_text(goals, cells, unit, allcells=None, zones=None):
     if not goals:
         return ""
     ours = cells["ours"]
+    if not ours.nums and not ours.fails:
+        return "not measured"
     allcells = allcells or {}
     zones = zones or {}
     parts, ok, possible = [], True, True
@@ -320,7 +324,8 @@ def table(outdir):
             elif mid == "zns":
                 body.append(f"Throughput, ZNS: QEMU's NVMe ZNS namespace, {genv.get('zns_dev', '?')} "
                             f"of 64 MiB (capacity = size); {genv.get('zns_mb', genv.get('mb', '?'))} MiB "
-                            "per 1 MiB-block run, the same append runs")
+                            f"per 1 MiB-block run, {genv.get('zns_append_mb', genv.get('append_mb', '?'))} "
+                            "MiB per append run")
             elif genv.get("lsm") == "0":
                 body.append(f"LSM-tree workload, {'ZBC disk' if mid == 'lsm' else 'ZNS namespace'}: "
                             "not run (BENCH_LSM=0)")

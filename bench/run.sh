@@ -9,7 +9,8 @@
 # Environment: BENCH_REPS (runs of each measure, default 5), BENCH_MB (MiB
 # per 1 MiB-block throughput run, 64: one zone), BENCH_ZNS_MB (the same on
 # the ZNS namespace, 512: it runs at about 1 GB/s), BENCH_APPEND_MB (MiB per
-# 4 KiB append run, 1: 256 appends), BENCH_SCALE (0 skips the 75,000-zone
+# 4 KiB append run, 1: 256 appends), BENCH_ZNS_APPEND_MB (the same on ZNS,
+# 8), BENCH_SCALE (0 skips the 75,000-zone
 # disk), BENCH_PROFILE (0: no perf profiles of the mount and the walk),
 # BENCH_LSM (0 skips the LSM-tree workload, zonefs_lsm), BENCH_LSM_REPS
 # (its runs, default the smaller of BENCH_REPS and 3), BENCH_LSM_SECONDS
@@ -23,7 +24,7 @@ export TOP
 # shellcheck source=testbed/config
 . "$TOP/testbed/config"
 
-: "${BENCH_REPS:=5}" "${BENCH_MB:=64}" "${BENCH_ZNS_MB:=512}" "${BENCH_APPEND_MB:=1}" "${BENCH_SCALE:=1}"
+: "${BENCH_REPS:=5}" "${BENCH_MB:=64}" "${BENCH_ZNS_MB:=512}" "${BENCH_APPEND_MB:=1}" "${BENCH_ZNS_APPEND_MB:=8}" "${BENCH_SCALE:=1}"
 : "${BENCH_PROFILE:=1}" "${BENCH_LSM:=1}" "${BENCH_LSM_SECONDS:=10}" "${BENCH_MILLION:=0}"
 export BENCH_MILLION
 if [ -z "${BENCH_LSM_REPS:-}" ]; then
@@ -70,6 +71,13 @@ for v in BENCH_MB BENCH_ZNS_MB; do
 		exit 2
 	fi
 done
+# The append runs write one zone.
+for v in BENCH_APPEND_MB BENCH_ZNS_APPEND_MB; do
+	case "${!v}" in
+	*[!0-9]* | '' | 0*) log "error: $v must be a number of MiB from 1 to 64 (one zone), not '${!v}'"; exit 2 ;;
+	esac
+	[ "${!v}" -le 64 ] || { log "error: $v=${!v}: an append run writes one 64 MiB zone: at most 64"; exit 2; }
+done
 case "$BENCH_MILLION" in
 0 | 1) ;;
 *) log "error: BENCH_MILLION must be 1 (add the 1,000,000-zone disk) or 0, not '$BENCH_MILLION'"; exit 2 ;;
@@ -93,7 +101,7 @@ ours=$TOP/module/zonefs.ko
 [ -f "$ours" ] || ours="missing (its rows will say so)"
 others=$(pgrep -c -f '^qemu-system' || true)
 
-log "plan: one guest boot; $BENCH_REPS runs of each measure for ours ($ours), Debian's stock zonefs.ko and the raw device; $([ "$BENCH_SCALE" = 1 ] && echo "75,000- and 300,000-zone disks, ")$([ "$BENCH_MILLION" = 1 ] && echo "1,000,000-zone disk, ")$BENCH_MB MiB throughput runs ($BENCH_ZNS_MB MiB on ZNS), $BENCH_APPEND_MB MiB append runs; $([ "$BENCH_LSM" = 1 ] && echo "LSM-tree workload: $BENCH_LSM_REPS runs of $BENCH_LSM_SECONDS s on each device" || echo "no LSM-tree workload"); table in $out/table.txt"
+log "plan: one guest boot; $BENCH_REPS runs of each measure for ours ($ours), Debian's stock zonefs.ko and the raw device; $([ "$BENCH_SCALE" = 1 ] && echo "75,000- and 300,000-zone disks, ")$([ "$BENCH_MILLION" = 1 ] && echo "1,000,000-zone disk, ")$BENCH_MB MiB throughput runs ($BENCH_ZNS_MB MiB on ZNS), $BENCH_APPEND_MB MiB append runs ($BENCH_ZNS_APPEND_MB MiB on ZNS); $([ "$BENCH_LSM" = 1 ] && echo "LSM-tree workload: $BENCH_LSM_REPS runs of $BENCH_LSM_SECONDS s on each device" || echo "no LSM-tree workload"); table in $out/table.txt"
 [ "$others" = 0 ] || log "note: $others other QEMU guest(s) running: absolute figures will be low"
 
 mkdir -p "$RESULTS"
@@ -102,6 +110,7 @@ mkdir -p "$RESULTS"
 	printf 'BENCH_MB=%q\n' "$BENCH_MB"
 	printf 'BENCH_ZNS_MB=%q\n' "$BENCH_ZNS_MB"
 	printf 'BENCH_APPEND_MB=%q\n' "$BENCH_APPEND_MB"
+	printf 'BENCH_ZNS_APPEND_MB=%q\n' "$BENCH_ZNS_APPEND_MB"
 	printf 'BENCH_SCALE=%q\n' "$BENCH_SCALE"
 	printf 'BENCH_PROFILE=%q\n' "$BENCH_PROFILE"
 	printf 'BENCH_LSM=%q\n' "$BENCH_LSM"

@@ -27,9 +27,8 @@
 # a value that is not a number says why there is none ("fails: EIO",
 # "n/a: ..."). bench/report.py turns the samples into the table.
 #
-# Parameters (from results/bench.env, written by bench/run.sh): BENCH_REPS,
-# BENCH_MB, BENCH_ZNS_MB, BENCH_APPEND_MB, BENCH_ZNS_APPEND_MB, BENCH_SCALE, BENCH_PROFILE, BENCH_LSM,
-# BENCH_LSM_REPS, BENCH_LSM_SECONDS.
+# Parameters: results/bench.env, written by bench/run.sh, and for what it
+# does not set the defaults of bench/defaults.sh.
 set -euo pipefail
 
 out=${1:?usage: guest.sh OUT}
@@ -42,18 +41,10 @@ if [ -f "$top/results/bench.env" ]; then
 	# shellcheck source=/dev/null
 	. "$top/results/bench.env"
 fi
-: "${BENCH_REPS:=5}"		# runs of every measure
-: "${BENCH_MB:=64}"		# MiB per 1 MiB-block throughput run
-: "${BENCH_ZNS_MB:=512}"	# the same on ZNS, which is ten times as fast
-: "${BENCH_APPEND_MB:=1}"	# MiB per 4 KiB append run
-: "${BENCH_ZNS_APPEND_MB:=8}"	# the same on ZNS: 1 MiB there is 50 ms
-: "${BENCH_SCALE:=1}"		# 0: skip the 75,000- and 300,000-zone measures
+# shellcheck source=bench/defaults.sh
+. "$here/defaults.sh"
 : "${ZBC_HUGE:=}" "${ZNS_DEV:=}"	# absent from an older guest: their rows say so
 : "${ZBC_MILLION:=}"		# only with BENCH_MILLION=1
-: "${BENCH_PROFILE:=1}"		# 0: no perf profiles
-: "${BENCH_LSM:=1}"		# 0: skip the LSM-tree workload
-: "${BENCH_LSM_REPS:=$((BENCH_REPS < 3 ? BENCH_REPS : 3))}"	# its runs
-: "${BENCH_LSM_SECONDS:=10}"	# seconds of each of its runs
 
 MKZONEFS=$top/tools/mkzonefs
 ZONE_REPORT=$top/tests/helpers/bin/zone_report

@@ -6,16 +6,9 @@
 # device, side by side), then print the table and keep it in
 # results/bench/table.txt and table.md (samples.tsv holds every run).
 #
-# Environment: BENCH_REPS (runs of each measure, default 5), BENCH_MB (MiB
-# per 1 MiB-block throughput run, 64: one zone), BENCH_ZNS_MB (the same on
-# the ZNS namespace, 512: it runs at about 1 GB/s), BENCH_APPEND_MB (MiB per
-# 4 KiB append run, 1: 256 appends), BENCH_ZNS_APPEND_MB (the same on ZNS,
-# 8), BENCH_SCALE (0 skips the 75,000-zone
-# disk), BENCH_PROFILE (0: no perf profiles of the mount and the walk),
-# BENCH_LSM (0 skips the LSM-tree workload, zonefs_lsm), BENCH_LSM_REPS
-# (its runs, default the smaller of BENCH_REPS and 3), BENCH_LSM_SECONDS
-# (seconds per run, 10), BENCH_MILLION (1 adds the 1,000,000-zone disk),
-# and testbed/config. Its time is in docs/results.md; larger sizes make it
+# Environment: the BENCH_* parameters of bench/defaults.sh (each with its
+# default and meaning there, and in README.md), checked here, and
+# testbed/config. Its time is in docs/results.md; larger sizes make it
 # longer, not more telling.
 set -euo pipefail
 
@@ -24,15 +17,9 @@ export TOP
 # shellcheck source=testbed/config
 . "$TOP/testbed/config"
 
-: "${BENCH_REPS:=5}" "${BENCH_MB:=64}" "${BENCH_ZNS_MB:=512}" "${BENCH_APPEND_MB:=1}" "${BENCH_ZNS_APPEND_MB:=8}" "${BENCH_SCALE:=1}"
-: "${BENCH_PROFILE:=1}" "${BENCH_LSM:=1}" "${BENCH_LSM_SECONDS:=10}" "${BENCH_MILLION:=0}"
+# shellcheck source=bench/defaults.sh
+. "$TOP/bench/defaults.sh"
 export BENCH_MILLION
-if [ -z "${BENCH_LSM_REPS:-}" ]; then
-	case "$BENCH_REPS" in
-	*[!0-9]* | '') BENCH_LSM_REPS=3 ;;
-	*) BENCH_LSM_REPS=$((10#$BENCH_REPS < 3 ? 10#$BENCH_REPS : 3)) ;;
-	esac
-fi
 out=$RESULTS/bench
 params=$RESULTS/bench.env
 vm_pid=
@@ -78,20 +65,17 @@ for v in BENCH_APPEND_MB BENCH_ZNS_APPEND_MB; do
 	esac
 	[ "${!v}" -le 64 ] || { log "error: $v=${!v}: an append run writes one 64 MiB zone: at most 64"; exit 2; }
 done
-case "$BENCH_MILLION" in
-0 | 1) ;;
-*) log "error: BENCH_MILLION must be 1 (add the 1,000,000-zone disk) or 0, not '$BENCH_MILLION'"; exit 2 ;;
-esac
-case "$BENCH_LSM" in
-0 | 1) ;;
-*) log "error: BENCH_LSM must be 1 (run the LSM-tree workload) or 0 (skip it), not '$BENCH_LSM'"; exit 2 ;;
-esac
-case "$BENCH_LSM_REPS" in
-*[!0-9]* | '' | 0*) log "error: BENCH_LSM_REPS must be a number of runs, 1 or more, not '$BENCH_LSM_REPS' (BENCH_LSM=0 skips the workload)"; exit 2 ;;
-esac
-case "$BENCH_LSM_SECONDS" in
-*[!0-9]* | '' | 0*) log "error: BENCH_LSM_SECONDS must be a whole number of seconds, 1 or more, not '$BENCH_LSM_SECONDS'"; exit 2 ;;
-esac
+for v in BENCH_SCALE BENCH_MILLION BENCH_PROFILE BENCH_LSM; do
+	case "${!v}" in
+	0 | 1) ;;
+	*) log "error: $v must be 0 or 1, not '${!v}'"; exit 2 ;;
+	esac
+done
+for v in BENCH_REPS BENCH_LSM_REPS BENCH_LSM_SECONDS; do
+	case "${!v}" in
+	*[!0-9]* | '' | 0*) log "error: $v must be a whole number, 1 or more, not '${!v}'"; exit 2 ;;
+	esac
+done
 helpers=("$TOP/tools/mkzonefs" "$TOP/tests/helpers/bin/zone_report")
 [ "$BENCH_LSM" = 0 ] || helpers+=("$TOP/tests/helpers/bin/zonefs_lsm")
 for f in "${helpers[@]}"; do

@@ -43,6 +43,8 @@ if [ -f "$top/results/bench.env" ]; then
 fi
 # shellcheck source=bench/defaults.sh
 . "$here/defaults.sh"
+# shellcheck source=tests/lib/module.sh
+. "$top/tests/lib/module.sh"
 : "${ZBC_HUGE:=}" "${ZNS_DEV:=}"	# absent from an older guest: their rows say so
 : "${ZBC_MILLION:=}"		# only with BENCH_MILLION=1
 
@@ -117,8 +119,8 @@ mod_unload() {
 }
 
 # use TARGET: make TARGET's module the loaded zonefs (raw: none). On
-# failure, says why in $why. Our module is out of tree and unsigned, so
-# its taint holds O; the stock one's does not: that tells them apart.
+# failure, says why in $why. The loaded module must be the very file
+# (build ID, tests/lib/module.sh), as in every test.
 use() {
 	why=
 	mod_unload || { why="n/a: cannot unload zonefs"; return 1; }
@@ -128,15 +130,15 @@ use() {
 		[ -f "$OURS_KO" ] || { why="n/a: our zonefs.ko is not built"; return 1; }
 		modprobe zonefs 2>"$tmp/mod.err" ||
 			{ why="n/a: modprobe failed: $(head -n 1 "$tmp/mod.err")"; return 1; }
-		grep -q O /sys/module/zonefs/taint ||
+		[ "$(zonefs_loaded_id)" = "$(zonefs_file_id "$OURS_KO")" ] ||
 			{ why="n/a: modprobe loaded another zonefs"; return 1; }
 		;;
 	stock)
 		[ -f "$STOCK_KO" ] || { why="n/a: no $STOCK_KO"; return 1; }
 		insmod "$STOCK_KO" 2>"$tmp/mod.err" ||
 			{ why="n/a: insmod failed: $(head -n 1 "$tmp/mod.err")"; return 1; }
-		! grep -q O /sys/module/zonefs/taint ||
-			{ why="n/a: insmod loaded an out-of-tree zonefs"; return 1; }
+		[ "$(zonefs_loaded_id)" = "$(zonefs_file_id "$STOCK_KO")" ] ||
+			{ why="n/a: insmod loaded another zonefs"; return 1; }
 		;;
 	esac
 }

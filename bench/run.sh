@@ -16,6 +16,8 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 export TOP
 # shellcheck source=testbed/config
 . "$TOP/testbed/config"
+# shellcheck source=tests/lib/proc.sh
+. "$TOP/tests/lib/proc.sh"
 
 # shellcheck source=bench/defaults.sh
 . "$TOP/bench/defaults.sh"
@@ -28,19 +30,10 @@ log() {
 	printf 'bench: %s\n' "$*"
 }
 
-# Stop a process and everything it started, children first.
-kill_tree() {
-	local child
-	for child in $(pgrep -P "$1" || true); do
-		kill_tree "$child"
-	done
-	kill "$1" 2>/dev/null || true
-}
-
 cleanup() {
 	if [ -n "$vm_pid" ] && kill -0 "$vm_pid" 2>/dev/null; then
 		log "stopping the guest run (pid $vm_pid)"
-		kill_tree "$vm_pid"
+		stop_group "$vm_pid" 30
 	fi
 	rm -f "$params"
 }
@@ -104,8 +97,11 @@ mkdir -p "$RESULTS"
 } >"$params"
 
 t0=$(date +%s)
+# A process group of its own (job control), which stop_group stops whole.
+set -m
 "$TOP/testbed/vm.sh" bench </dev/null &
 vm_pid=$!
+set +m
 wait "$vm_pid" && rc=0 || rc=$?
 vm_pid=
 t1=$(date +%s)

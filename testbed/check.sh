@@ -44,6 +44,8 @@ cpus_given=${VM_CPUS:-}
 [ "${KERNEL:-stock}" = debug ] || export VM_TIMEOUT=${VM_TIMEOUT:-3600}
 # shellcheck source=testbed/lib.sh
 . "$here/lib.sh"
+# shellcheck source=tests/lib/proc.sh
+. "$TOP/tests/lib/proc.sh"
 
 if [ -n "${GEOMETRY:-}" ]; then
 	# Another geometry of $ZBC_DEV: the groups whose tests read it.
@@ -103,15 +105,15 @@ children=() tails=()
 on_signal() {
 	local c
 	trap - INT TERM
-	for c in "${children[@]}"; do
-		kill -TERM -- "-$c" 2>/dev/null
-	done
 	for c in "${tails[@]}"; do
 		kill -TERM "$c" 2>/dev/null
 	done
-	for c in "${children[@]}" "${tails[@]}"; do
-		wait "$c" 2>/dev/null
+	# Side by side: each phase stops its own work (vm.sh its QEMU) in the
+	# grace time.
+	for c in "${children[@]}"; do
+		stop_group "$c" 30 &
 	done
+	wait
 	tb_log "make check: stopped by SIG$1"
 	kill -"$1" $$
 	exit 130

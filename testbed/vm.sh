@@ -34,6 +34,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 # shellcheck source=tests/lib/kmsg.sh
 . "$TOP/tests/lib/kmsg.sh"
+# shellcheck source=tests/lib/proc.sh
+. "$TOP/tests/lib/proc.sh"
 # shellcheck source=testbed/disk_policy.sh
 . "$here/disk_policy.sh"
 
@@ -176,14 +178,7 @@ qemu_pid=
 # QEMU runs under timeout, which leads a process group of its own: stop
 # the whole group, so that no QEMU is left holding the disk store.
 cleanup() {
-	if [ -n "$qemu_pid" ] && kill -0 "$qemu_pid" 2>/dev/null; then
-		kill -TERM -- "-$qemu_pid" "$qemu_pid" 2>/dev/null || true
-		for _ in $(seq 20); do
-			kill -0 -- "-$qemu_pid" 2>/dev/null || break
-			sleep 0.25
-		done
-		kill -KILL -- "-$qemu_pid" 2>/dev/null || true
-	fi
+	[ -z "$qemu_pid" ] || stop_group "$qemu_pid" 5
 	[ -z "${tail_pid:-}" ] || kill "$tail_pid" 2>/dev/null || true
 	[ -z "${watch_pid:-}" ] || kill "$watch_pid" 2>/dev/null || true
 }

@@ -193,7 +193,7 @@ tb_log "plan: host groups [${host_groups[*]}]$plan_text"
 t0=$(date +%s)
 mkdir -p "$RESULTS/host"
 echo "TAP version 13"
-rm -f "$RESULTS"/check*.exit "$RESULTS"/check*.seconds "$RESULTS"/check*.tap "$RESULTS"/vm.tap "$RESULTS"/vm.seconds "$RESULTS/host.tap"
+rm -f "$RESULTS"/check*.exit "$RESULTS"/check*.seconds "$RESULTS"/check*.tap "$RESULTS"/vm.tap "$RESULTS"/vm.seconds "$RESULTS/host.tap" "$RESULTS/boot-retries"
 
 # The host tests run beside the guests' boot and first tests, at a lower
 # priority: a guest under TCG leaves part of the cores idle while its tests
@@ -321,6 +321,12 @@ if [ $((pass + fail + skip)) -eq 1 ]; then
 fi
 echo "1..$n"
 echo "# Totals: pass:$pass fail:$fail skip:$skip"
+# A guest whose boot hung before its init was booted again (vm.sh): said
+# here, since its tests passed on the second boot.
+if [ -s "$RESULTS/boot-retries" ]; then
+	echo "# guests booted again after a boot that hung: $(wc -l <"$RESULTS/boot-retries")"
+	sed 's/^/#   /' "$RESULTS/boot-retries"
+fi
 summary="host ${host_s} s"
 for ((i = 0; i < nguests; i++)); do
 	summary+=", guest $((i + 1)) $(cat "$RESULTS/$(guest_name "$i").seconds" 2>/dev/null || echo '?') s (boot $(boot_seconds "$(guest_name "$i")") s)"

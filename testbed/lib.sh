@@ -79,3 +79,23 @@ tb_lockup_watch() {
 	done
 	return 0
 }
+
+# tb_boot_watch PID DIR LIMIT: stop a guest (PID leads its process group)
+# whose kernel has not reached the testbed's init (its line "testbed
+# guest: up" on DIR/console.log) LIMIT seconds after QEMU started: under
+# TCG a boot can hang with both vCPUs spinning and nothing on the
+# console. The console's last line goes to DIR/noboot, for vm.sh to boot
+# the guest again.
+tb_boot_watch() {
+	local pid=$1 dir=$2 limit=$3 t0=$SECONDS
+	while sleep 1 && kill -0 "$pid" 2>/dev/null; do
+		grep -q 'testbed guest: up' "$dir/console.log" 2>/dev/null && return 0
+		if [ $((SECONDS - t0)) -ge "$limit" ]; then
+			tr -d '\r' <"$dir/console.log" 2>/dev/null | sed 's/\x1b[^a-zA-Z]*[a-zA-Z]//g' |
+				awk 'NF { l = $0 } END { print substr(l, 1, 160) }' >"$dir/noboot"
+			stop_group "$pid" 5
+			return 0
+		fi
+	done
+	return 0
+}

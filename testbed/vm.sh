@@ -181,6 +181,7 @@ cleanup() {
 	[ -z "$qemu_pid" ] || stop_group "$qemu_pid" 5
 	[ -z "${tail_pid:-}" ] || kill "$tail_pid" 2>/dev/null || true
 	[ -z "${watch_pid:-}" ] || kill "$watch_pid" 2>/dev/null || true
+	[ -z "${boot_watch_pid:-}" ] || kill "$boot_watch_pid" 2>/dev/null || true
 }
 # On INT or TERM: stop QEMU, then die of the same signal, so that the
 # caller (make check, a test) stops too instead of going on.
@@ -409,20 +410,52 @@ else
 fi
 tb_log "plan: boot $kver under ${ACCEL^^} ($VM_CPUS cpus, $VM_MEM MiB), $what, job '$mode'; limit ${VM_TIMEOUT}s; log $run_dir/console.log"
 
+# tb_no_boot_again: after a boot that hung (tb_boot_watch wrote noboot
+# and stopped QEMU): say so, and make ready for the second boot.
+tb_no_boot_again() {
+	wait "$qemu_pid" 2>/dev/null || true
+	tb_log "the guest's kernel did not reach the testbed's init in ${BOOT_LIMIT}s (the console's last line: '$(cat "$run_dir/noboot")'); booting it again, once"
+	echo "$(date -u +%FT%TZ) $mode: no init in ${BOOT_LIMIT}s: $(cat "$run_dir/noboot")" >>"$RESULTS/boot-retries"
+	cp "$run_dir/console.log" "$run_dir/console-noboot.log" 2>/dev/null || true
+	: >"$run_dir/exit_code"
+	: >"$run_dir/tap"
+	: >"$run_dir/kmsg.log"
+}
+
+# A kernel reaches the testbed's init in 2 to 40 s (the debug kernel);
+# one that has not after BOOT_LIMIT s hung while booting.
+: "${BOOT_LIMIT:=240}"
 t0=$(date +%s)
 # In the background (bash runs a trap only between foreground commands),
 # unless a person is at the guest's console.
 tail_pid=
 watch_pid=
-rm -f "$run_dir/lockup"
+boot_watch_pid=
+rm -f "$run_dir/lockup" "$run_dir/noboot"
 if [ "$mode" = testbed ]; then
 	# A session of its own, no time limit: it serves until testbed-stop.
-	# It keeps the disk set's lock (fd 9) while it runs.
-	setsid "${qemu[@]}" </dev/null >/dev/null 2>"$run_dir/qemu.err" &
-	qemu_pid=$!
-	echo "$qemu_pid" >"$tb_pidfile"
+	# It keeps the disk set's lock (fd 9) while it runs. A kernel that
+	# hangs before its init is booted again, once (tb_boot_watch).
+	for boot in 1 2; do
+		rm -f "$run_dir/noboot"
+		setsid "${qemu[@]}" </dev/null >/dev/null 2>"$run_dir/qemu.err" &
+		qemu_pid=$!
+		echo "$qemu_pid" >"$tb_pidfile"
+		tb_boot_watch "$qemu_pid" "$run_dir" "$BOOT_LIMIT" &
+		watch_pid=$!
+		until [ -e "$run_dir/ready" ] || ! kill -0 "$qemu_pid" 2>/dev/null; do
+			sleep 0.5
+			[ $(($(date +%s) - t0)) -lt 600 ] || break
+		done
+		kill "$watch_pid" 2>/dev/null || true
+		watch_pid=
+		if [ ! -e "$run_dir/noboot" ] || [ "$boot" = 2 ]; then
+			break
+		fi
+		tb_no_boot_again
+	done
 	until [ -e "$run_dir/ready" ]; do
-		if ! kill -0 "$qemu_pid" 2>/dev/null || [ $(($(date +%s) - t0)) -ge 300 ]; then
+		if ! kill -0 "$qemu_pid" 2>/dev/null || [ $(($(date +%s) - t0)) -ge 600 ]; then
 			tb_log "the target guest did not come up (qemu: $(head -c 300 "$run_dir/qemu.err")); console log: $run_dir/console.log"
 			tail -n 20 "$run_dir/console.log" >&2
 			rm -f "$tb_pidfile"
@@ -435,27 +468,43 @@ if [ "$mode" = testbed ]; then
 	tb_log "testbed guest (QEMU pid $(cat "$tb_pidfile")) serving on 127.0.0.1:$TARGET_PORT after $(($(date +%s) - t0)) s;" \
 		"make boot TARGET=testbed logs in to it, make testbed-stop ends it"
 	exit 0
-elif [ "$mode" = check ]; then
-	timeout -k 30 "$VM_TIMEOUT" "${qemu[@]}" </dev/null >/dev/null 2>"$run_dir/qemu.err" &
-	qemu_pid=$!
-	tail -n +1 -s 0.5 -f --pid="$qemu_pid" "$run_dir/tap" &
-	tail_pid=$!
-	tb_lockup_watch "$qemu_pid" "$run_dir" "${LOCKUP_GRACE:-120}" &
-	watch_pid=$!
-	wait "$qemu_pid" && qrc=0 || qrc=$?
-	wait "$tail_pid" || true
 elif [ ! -t 0 ]; then
-	timeout -k 30 "$VM_TIMEOUT" "${qemu[@]}" &
-	qemu_pid=$!
-	tb_lockup_watch "$qemu_pid" "$run_dir" "${LOCKUP_GRACE:-120}" &
-	watch_pid=$!
-	wait "$qemu_pid" && qrc=0 || qrc=$?
+	# With nobody at the console: a kernel that hangs before its init is
+	# booted again, once (tb_boot_watch); one that locks up later is
+	# stopped (tb_lockup_watch).
+	for boot in 1 2; do
+		rm -f "$run_dir/noboot"
+		if [ "$mode" = check ]; then
+			timeout -k 30 "$VM_TIMEOUT" "${qemu[@]}" </dev/null >/dev/null 2>"$run_dir/qemu.err" &
+			qemu_pid=$!
+			tail -n +1 -s 0.5 -f --pid="$qemu_pid" "$run_dir/tap" &
+			tail_pid=$!
+		else
+			timeout -k 30 "$VM_TIMEOUT" "${qemu[@]}" &
+			qemu_pid=$!
+		fi
+		tb_lockup_watch "$qemu_pid" "$run_dir" "${LOCKUP_GRACE:-120}" &
+		watch_pid=$!
+		tb_boot_watch "$qemu_pid" "$run_dir" "$BOOT_LIMIT" &
+		boot_watch_pid=$!
+		wait "$qemu_pid" && qrc=0 || qrc=$?
+		[ -z "$tail_pid" ] || wait "$tail_pid" || true
+		kill "$watch_pid" "$boot_watch_pid" 2>/dev/null || true
+		watch_pid='' boot_watch_pid='' tail_pid=''
+		if [ ! -e "$run_dir/noboot" ] || [ "$boot" = 2 ]; then
+			break
+		fi
+		tb_no_boot_again
+	done
 else
 	timeout --foreground -k 30 "$VM_TIMEOUT" "${qemu[@]}" && qrc=0 || qrc=$?
 fi
-[ -z "$watch_pid" ] || kill "$watch_pid" 2>/dev/null || true
-qemu_pid='' tail_pid='' watch_pid=
+qemu_pid='' tail_pid='' watch_pid=''
 elapsed=$(($(date +%s) - t0))
+if [ -e "$run_dir/noboot" ]; then
+	tb_log "guest did not boot, twice: its kernel did not reach the testbed's init in ${BOOT_LIMIT}s (the console's last line: '$(cat "$run_dir/noboot")'); console log: $run_dir/console.log"
+	exit 125
+fi
 
 rc=$(tr -dc '0-9' <"$run_dir/exit_code")
 if [ -s "$run_dir/lockup" ]; then

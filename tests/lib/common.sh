@@ -23,6 +23,8 @@ SKIP_REASONS=()
 . "$TOP/tests/lib/kmsg.sh"
 # shellcheck source=tests/lib/devices.sh
 . "$TOP/tests/lib/devices.sh"
+# shellcheck source=tests/lib/zones.sh
+. "$TOP/tests/lib/zones.sh"
 
 if [ -r /run/zonefs-testbed.env ]; then
 	set -a

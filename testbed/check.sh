@@ -44,8 +44,6 @@ cpus_given=${VM_CPUS:-}
 [ "${KERNEL:-stock}" = debug ] || export VM_TIMEOUT=${VM_TIMEOUT:-3600}
 # shellcheck source=testbed/lib.sh
 . "$here/lib.sh"
-# shellcheck source=tests/lib/proc.sh
-. "$TOP/tests/lib/proc.sh"
 
 if [ -n "${GEOMETRY:-}" ]; then
 	# Another geometry of $ZBC_DEV: the groups whose tests read it.

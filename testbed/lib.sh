@@ -5,6 +5,8 @@
 
 # shellcheck source=testbed/config
 . "$(dirname "${BASH_SOURCE[0]}")/config"
+# shellcheck source=tests/lib/proc.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../tests/lib/proc.sh"
 
 tb_log() {
 	printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2
@@ -73,7 +75,7 @@ tb_lockup_watch() {
 				seen=$SECONDS
 		elif [ $((SECONDS - seen)) -ge "$grace" ]; then
 			echo "$line" >"$dir/lockup"
-			kill -TERM -- "-$pid" "$pid" 2>/dev/null
+			stop_group "$pid" 5
 			return 0
 		fi
 	done

@@ -34,8 +34,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 # shellcheck source=tests/lib/kmsg.sh
 . "$TOP/tests/lib/kmsg.sh"
-# shellcheck source=tests/lib/proc.sh
-. "$TOP/tests/lib/proc.sh"
 # shellcheck source=testbed/disk_policy.sh
 . "$here/disk_policy.sh"
 
@@ -442,13 +440,13 @@ if [ "$mode" = testbed ]; then
 		qemu_pid=$!
 		echo "$qemu_pid" >"$tb_pidfile"
 		tb_boot_watch "$qemu_pid" "$run_dir" "$BOOT_LIMIT" &
-		watch_pid=$!
+		boot_watch_pid=$!
 		until [ -e "$run_dir/ready" ] || ! kill -0 "$qemu_pid" 2>/dev/null; do
 			sleep 0.5
 			[ $(($(date +%s) - t0)) -lt 600 ] || break
 		done
-		kill "$watch_pid" 2>/dev/null || true
-		watch_pid=
+		kill "$boot_watch_pid" 2>/dev/null || true
+		boot_watch_pid=
 		if [ ! -e "$run_dir/noboot" ] || [ "$boot" = 2 ]; then
 			break
 		fi

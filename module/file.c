@@ -274,9 +274,8 @@ static int zonefs_file_truncate(struct inode *inode, loff_t isize)
 	truncate_pagecache(inode, isize);
 
 unlock:
-	mutex_unlock(&zi->i_truncate_mutex);
 	filemap_invalidate_unlock(inode->i_mapping);
-	zonefs_drop_stale_cache(inode);
+	zonefs_resync_unlock(inode);
 
 	return ret;
 }
@@ -338,18 +337,6 @@ void zonefs_file_save_attr(struct inode *inode)
 		zonefs_attr_fill(attr, inode);
 }
 
-/* The permission bits a taken-away zone cleared from its file's mode. */
-static umode_t zonefs_taken_bits(struct inode *inode)
-{
-	u8 flags = zonefs_inode_zone(inode)->z_flags;
-
-	if (flags & (ZONEFS_ZONE_OFFLINE | ZONEFS_ZONE_RO_MOUNT))
-		return 0777;
-	if (flags & ZONEFS_ZONE_READONLY)
-		return 0222;
-	return 0;
-}
-
 static int zonefs_file_setattr(struct user_namespace *mnt_userns,
 			       struct dentry *dentry, struct iattr *iattr)
 {
@@ -375,7 +362,8 @@ static int zonefs_file_setattr(struct user_namespace *mnt_userns,
 	 * remaining bits) are allowed, as the file stays usable for reads.
 	 */
 	if ((iattr->ia_valid & ATTR_MODE) &&
-	    (iattr->ia_mode & ~inode->i_mode & zonefs_taken_bits(inode)))
+	    (iattr->ia_mode & ~inode->i_mode &
+	     zonefs_zone_taken_bits(zonefs_inode_zone(inode)->z_flags)))
 		return -EPERM;
 
 	/* Before the zone changes: nothing may fail after a reset. */
@@ -438,18 +426,13 @@ void zonefs_file_init(struct inode *inode, unsigned int nzones)
 		inode->i_gid = sbi->s_gid;
 	}
 
-	if (z->z_flags & (ZONEFS_ZONE_OFFLINE | ZONEFS_ZONE_RO_MOUNT)) {
-		inode->i_mode &= ~0777;
+	inode->i_mode &= ~zonefs_zone_taken_bits(z->z_flags);
+	if (z->z_flags & (ZONEFS_ZONE_OFFLINE | ZONEFS_ZONE_RO_MOUNT))
 		size = 0;
-	} else {
-		if (z->z_flags & ZONEFS_ZONE_READONLY)
-			inode->i_mode &= ~0222;
-		if (zonefs_zone_is_seq(z))
-			size = (loff_t)READ_ONCE(z->z_wpoff) <<
-			       sb->s_blocksize_bits;
-		else
-			size = zonefs_inode_max_size(inode);
-	}
+	else if (zonefs_zone_is_seq(z))
+		size = (loff_t)READ_ONCE(z->z_wpoff) << sb->s_blocksize_bits;
+	else
+		size = zonefs_inode_max_size(inode);
 	i_size_write(inode, size);
 	ZONEFS_I(inode)->i_wpoffset = size;
 	set_nlink(inode, 1);
@@ -664,12 +647,44 @@ static ssize_t zonefs_write_checks(struct kiocb *iocb, struct iov_iter *from)
 }
 
 /*
+ * What an asynchronous write to a sequential file, of @size bytes at
+ * ki_pos, refused for want of zone resources after part of it was sent,
+ * put in the zone: the device's write pointer says. The requests of a
+ * zone reach the device one at a time, in order (mq-deadline), so the
+ * requests of this write before the refused one landed, and none after
+ * it did: they no longer started at the write pointer. The writes queued
+ * behind this one failed the same way, so the write pointer is where
+ * the refused request started. The recovery, which waits for this
+ * completion, gives the file that size.
+ *
+ * Context: the completion work of an asynchronous direct write (process
+ * context, no lock held), before the write's recovery.
+ * Return: the bytes that landed (0 if none, or if the device cannot say).
+ */
+static ssize_t zonefs_write_landed(struct kiocb *iocb, ssize_t size)
+{
+	struct inode *inode = file_inode(iocb->ki_filp);
+	struct blk_zone zone;
+	loff_t wp;
+
+	if (zonefs_report_zone(inode, &zone) ||
+	    (zone.cond != BLK_ZONE_COND_IMP_OPEN &&
+	     zone.cond != BLK_ZONE_COND_EXP_OPEN &&
+	     zone.cond != BLK_ZONE_COND_CLOSED))
+		return 0;
+	wp = (loff_t)(zone.wp - zone.start) << SECTOR_SHIFT;
+	return clamp_t(loff_t, wp - iocb->ki_pos, 0, size);
+}
+
+/*
  * Direct write completion: the device acknowledged @size bytes at
  * ki_pos, so a sequential file grows to there. Completions can be seen out
  * of order, so the size only ever grows. A failed write is recorded for
  * recovery (zonefs_note_error()), unless nothing of it was sent: then the
  * issuer gives back the write pointer it reserved and nothing else
- * changed.
+ * changed. An asynchronous write refused for want of zone resources after
+ * part of it landed completes with the count that landed, as a
+ * synchronous one returns it (zonefs_file_dio_write()).
  */
 static int zonefs_write_dio_end_io(struct kiocb *iocb, ssize_t size,
 				   int error, unsigned int flags)
@@ -677,6 +692,8 @@ static int zonefs_write_dio_end_io(struct kiocb *iocb, ssize_t size,
 	struct inode *inode = file_inode(iocb->ki_filp);
 	struct zonefs_inode_info *zi = ZONEFS_I(inode);
 	bool local = zonefs_error_is_local(error);
+	bool seq = zonefs_inode_is_seq(inode);
+	ssize_t landed = 0;
 
 	if (error) {
 		if (!local)
@@ -685,7 +702,10 @@ static int zonefs_write_dio_end_io(struct kiocb *iocb, ssize_t size,
 		else if (size)
 			zonefs_note_error(inode, ZONEFS_ERR_LOCAL,
 					  is_sync_kiocb(iocb));
-	} else if (size && zonefs_inode_is_seq(inode)) {
+		if (seq && size && !is_sync_kiocb(iocb) &&
+		    zonefs_error_is_resource(error))
+			landed = zonefs_write_landed(iocb, size);
+	} else if (size && seq) {
 		mutex_lock(&zi->i_truncate_mutex);
 		if (i_size_read(inode) < iocb->ki_pos + size)
 			zonefs_zone_set_wpoff(inode, iocb->ki_pos + size);
@@ -695,7 +715,7 @@ static int zonefs_write_dio_end_io(struct kiocb *iocb, ssize_t size,
 	trace_zonefs_write_end_io(inode, iocb->ki_pos, size, error,
 				  zi->i_wpoffset);
 
-	return error;
+	return landed ? landed : error;
 }
 
 /*
@@ -765,12 +785,30 @@ static void zonefs_write_piece_end_io(struct bio *bio)
 }
 
 /*
+ * The largest request the block layer makes of a bio starting at @sector,
+ * whatever its segments: the queue's largest request, cut at the next
+ * chunk boundary (a zoned device's chunk is its zone, which a write never
+ * crosses; a device may have smaller ones).
+ */
+static unsigned int zonefs_max_request_sectors(struct request_queue *q,
+					       sector_t sector)
+{
+	unsigned int max = queue_max_sectors(q);
+
+	if (q->limits.chunk_sectors)
+		max = min(max, blk_chunk_sectors_left(sector,
+						      q->limits.chunk_sectors));
+	return max;
+}
+
+/*
  * The sectors at the head of @bio that the block layer sends as one
- * request, in whole blocks of @bsize bytes (0 if not even one): within the
- * queue's largest request and segment count, the segments counted as the
- * block layer cuts them (at the largest segment size and at the segment
- * boundary, a bvec of physically contiguous pages at a time), and up to
- * the first gap at the queue's virtual boundary.
+ * request, in whole blocks of @bsize bytes (0 if not even one): within
+ * zonefs_max_request_sectors() and the queue's segment count, the
+ * segments counted as the block layer cuts them (at the largest segment
+ * size and at the segment boundary, a bvec of physically contiguous pages
+ * at a time), and up to the first gap at the queue's virtual boundary.
+ * zonefs_request_bytes() is the same model for a write not yet in a bio.
  */
 static unsigned int zonefs_bio_request_sectors(struct bio *bio,
 					       unsigned int bsize)
@@ -778,7 +816,8 @@ static unsigned int zonefs_bio_request_sectors(struct bio *bio,
 	struct request_queue *q = bdev_get_queue(bio->bi_bdev);
 	unsigned long boundary = queue_virt_boundary(q);
 	unsigned long seg_mask = queue_segment_boundary(q);
-	unsigned int max_bytes = queue_max_sectors(q) << SECTOR_SHIFT;
+	unsigned int max_bytes =
+		zonefs_max_request_sectors(q, bio->bi_iter.bi_sector) << SECTOR_SHIFT;
 	unsigned int max_segs = queue_max_segments(q);
 	unsigned int bytes = 0, segs = 0, prev_end = 0;
 	struct bvec_iter iter;
@@ -901,22 +940,27 @@ static int zonefs_reserve_wp(struct inode *inode, loff_t pos, size_t len)
 }
 
 /*
- * The largest piece of a direct write that the block layer sends as one
- * request: within the queue's largest request and its segment count (a
- * segment per page at most, the buffer's segments being block aligned),
- * and within one bio. A buffer that is not page aligned may be cut at a
- * page boundary (a virtual boundary): then one block at a time.
+ * The largest piece of a direct write at file offset @pos that the block
+ * layer sends as one request, before it is in a bio: within
+ * zonefs_max_request_sectors() and the queue's segment count (a segment
+ * per page at most, the buffer's segments being block aligned), and
+ * within one bio. A buffer that is not page aligned may be cut at a page
+ * boundary (a virtual boundary): then one block at a time.
  */
-static size_t zonefs_request_bytes(struct inode *inode, struct iov_iter *from)
+static size_t zonefs_request_bytes(struct inode *inode, struct iov_iter *from,
+				   loff_t pos)
 {
 	struct super_block *sb = inode->i_sb;
 	struct request_queue *q = bdev_get_queue(sb->s_bdev);
 	size_t seg = min_t(size_t, queue_max_segment_size(q), PAGE_SIZE);
+	sector_t sector = zonefs_zone_start(ZONEFS_SB(sb),
+					    zonefs_inode_zidx(inode)) +
+			  (pos >> SECTOR_SHIFT);
 	size_t max;
 
 	if (iov_iter_alignment(from) & ~PAGE_MASK)
 		return sb->s_blocksize;
-	max = min3((size_t)queue_max_sectors(q) << SECTOR_SHIFT,
+	max = min3((size_t)zonefs_max_request_sectors(q, sector) << SECTOR_SHIFT,
 		   (size_t)queue_max_segments(q) * seg,
 		   (size_t)BIO_MAX_VECS << PAGE_SHIFT);
 	return max_t(size_t, round_down(max, sb->s_blocksize), sb->s_blocksize);
@@ -938,11 +982,12 @@ static ssize_t zonefs_dio_write_pieces(struct kiocb *iocb,
 				       struct iov_iter *from, loff_t *end)
 {
 	struct inode *inode = file_inode(iocb->ki_filp);
-	size_t max = zonefs_request_bytes(inode, from);
 	ssize_t ret = 0, done = 0;
 
 	while (iov_iter_count(from)) {
-		size_t piece = min(iov_iter_count(from), max);
+		size_t piece = min(iov_iter_count(from),
+				   zonefs_request_bytes(inode, from,
+							iocb->ki_pos));
 		size_t rest = iov_iter_count(from) - piece;
 
 		ret = zonefs_reserve_wp(inode, iocb->ki_pos, piece);
@@ -1325,8 +1370,7 @@ static void zonefs_seq_file_write_close(struct inode *inode)
 	}
 
 unlock:
-	mutex_unlock(&zi->i_truncate_mutex);
-	zonefs_drop_stale_cache(inode);
+	zonefs_resync_unlock(inode);
 	inode_unlock(inode);
 }
 

@@ -42,10 +42,7 @@ static void zonefs_zone_take_away(struct inode *inode, u8 flag, u8 dev_cond)
 	zonefs_zone_clear_open(sb, z);
 
 	zonefs_zone_set_flags(inode, flag);
-	if (flag & ZONEFS_ZONE_OFFLINE)
-		inode->i_mode &= ~0777;
-	else
-		inode->i_mode &= ~0222;
+	inode->i_mode &= ~zonefs_zone_taken_bits(flag);
 }
 
 /*
@@ -228,9 +225,7 @@ void zonefs_zone_resync(struct inode *inode, enum zonefs_error err)
 					  "zone report failed after an I/O error",
 					  zonefs_inode_zidx(inode));
 		else
-			zonefs_err_ratelimited(inode->i_sb,
-					       "zone %u: report failed (%d)\n",
-					       zonefs_inode_zidx(inode), ret);
+			zonefs_report_failed(inode, ret);
 		return;
 	}
 
@@ -259,8 +254,8 @@ void zonefs_zone_resync(struct inode *inode, enum zonefs_error err)
 	/*
 	 * The zone changed behind the page cache: after a reset and writes
 	 * from outside, even the data below both sizes may not be what was
-	 * cached. The caller drops it all once it has let go of the mutex
-	 * (zonefs_drop_stale_cache()); errors are rare.
+	 * cached. It is all dropped once the caller lets go of the mutex
+	 * (zonefs_resync_unlock()); errors are rare.
 	 */
 	if (dsize != isize)
 		zonefs_recovery_set(inode, ZONEFS_RECOVERY_STALE_CACHE);
@@ -362,28 +357,28 @@ void zonefs_recover(struct inode *inode, enum zonefs_error err)
 	zonefs_zone_resync(inode, err);
 	if (zonefs_inode_is_seq(inode))
 		zi->i_wpoffset = i_size_read(inode);
-	mutex_unlock(&zi->i_truncate_mutex);
-	zonefs_drop_stale_cache(inode);
+	zonefs_resync_unlock(inode);
 }
 
 /**
- * zonefs_drop_stale_cache() - drop the pages zonefs_zone_resync() found stale
+ * zonefs_resync_unlock() - let go of a file's i_truncate_mutex after a resync
  * @inode:	the file's inode
  *
- * The recovery paths find the pages stale under i_truncate_mutex, which
- * they take without the invalidate lock; they call this once the mutex is
- * let go. A read fills pages under the invalidate lock (shared) and waits
- * for the mutex in zonefs_iomap_begin() with those pages locked: taken
- * here first, the invalidate lock waits for such reads and keeps new ones
- * out, so the truncation of the page cache waits for no locked page. The
- * truncation path holds the invalidate lock before the mutex for the same
- * reason, and truncates under both.
+ * Every path that may have called zonefs_zone_resync() under the mutex
+ * lets go of it here: the pages the resync found stale are dropped once
+ * the mutex is let go. A read fills pages under the invalidate lock
+ * (shared) and waits for the mutex in zonefs_iomap_begin() with those
+ * pages locked: taken here first, the invalidate lock waits for such
+ * reads and keeps new ones out, so the truncation of the page cache
+ * waits for no locked page. (The truncation path, which holds the
+ * invalidate lock before the mutex, lets go of it first.)
  *
- * Context: inode->i_rwsem held exclusive, mapping->invalidate_lock and
- * the file's i_truncate_mutex not held.
+ * Context: inode->i_rwsem held exclusive and the file's i_truncate_mutex
+ * held; mapping->invalidate_lock not held.
  */
-void zonefs_drop_stale_cache(struct inode *inode)
+void zonefs_resync_unlock(struct inode *inode)
 {
+	mutex_unlock(&ZONEFS_I(inode)->i_truncate_mutex);
 	if (!zonefs_recovery_test(inode, ZONEFS_RECOVERY_STALE_CACHE))
 		return;
 	filemap_invalidate_lock(inode->i_mapping);

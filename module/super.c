@@ -299,7 +299,6 @@ static int zonefs_reconfigure(struct fs_context *fc)
 {
 	struct zonefs_context *ctx = fc->fs_private;
 	struct super_block *sb = fc->root->d_sb;
-
 	int ret;
 
 	sync_filesystem(sb);

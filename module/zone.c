@@ -219,6 +219,16 @@ int zonefs_report_zone(struct inode *inode, struct blk_zone *zone)
 	return ret < 0 ? ret : -EIO;
 }
 
+/*
+ * A failed zonefs_report_zone() whose caller goes on without the zone's
+ * state, changing nothing: said once, rate limited.
+ */
+void zonefs_report_failed(struct inode *inode, int error)
+{
+	zonefs_err_ratelimited(inode->i_sb, "zone %u: report failed (%d)\n",
+			       zonefs_inode_zidx(inode), error);
+}
+
 /**
  * zonefs_zone_open_explicit() - open a file's zone for its writers
  * @inode:	the file's inode, a sequential file
@@ -282,8 +292,7 @@ void zonefs_zone_close_explicit(struct inode *inode)
 		return;
 	ret = zonefs_report_zone(inode, &zone);
 	if (ret) {
-		zonefs_err_ratelimited(sb, "zone %u: report failed (%d)\n",
-				       zonefs_inode_zidx(inode), ret);
+		zonefs_report_failed(inode, ret);
 		return;
 	}
 

@@ -205,7 +205,7 @@ struct zonefs_sb_info {
  * (BLK_STS_ZONE_ACTIVE_RESOURCE): the write requests of the file that
  * fail after it, until the recovery, failed because of it.
  * ZONEFS_RECOVERY_STALE_CACHE: the zone changed behind the page cache;
- * zonefs_drop_stale_cache() drops the file's pages.
+ * zonefs_resync_unlock() drops the file's pages.
  */
 #define ZONEFS_RECOVERY_PENDING		0
 #define ZONEFS_RECOVERY_DEVICE		1
@@ -299,6 +299,21 @@ static inline bool zonefs_recovery_test_and_clear(struct inode *inode,
 static inline bool zonefs_recovery_pending(struct inode *inode)
 {
 	return zonefs_recovery_test(inode, ZONEFS_RECOVERY_PENDING);
+}
+
+/*
+ * The permission bits that a zone's condition takes from its file's mode,
+ * for good: all of them for an offline zone, and for a zone that was
+ * read-only at mount (its write pointer means nothing, so neither does
+ * its data); the write bits for a zone that went read-only.
+ */
+static inline umode_t zonefs_zone_taken_bits(u8 z_flags)
+{
+	if (z_flags & (ZONEFS_ZONE_OFFLINE | ZONEFS_ZONE_RO_MOUNT))
+		return 0777;
+	if (z_flags & ZONEFS_ZONE_READONLY)
+		return 0222;
+	return 0;
 }
 
 static inline bool zonefs_zone_is_seq(const struct zonefs_zone *z)
@@ -400,6 +415,7 @@ void zonefs_free_zones(struct zonefs_sb_info *sbi);
 void zonefs_close_open_zones(struct super_block *sb, bool send);
 int zonefs_rescan_open_zones(struct super_block *sb);
 int zonefs_report_zone(struct inode *inode, struct blk_zone *zone);
+void zonefs_report_failed(struct inode *inode, int error);
 int zonefs_zone_mgmt_idx(struct super_block *sb, unsigned int zidx,
 			 enum req_op op);
 int zonefs_zone_mgmt(struct inode *inode, enum req_op op);
@@ -417,7 +433,7 @@ void zonefs_remount_ro(struct super_block *sb, const char *why,
 void zonefs_zone_resync(struct inode *inode, enum zonefs_error err);
 void zonefs_note_error(struct inode *inode, enum zonefs_error err, bool issuer);
 void zonefs_recover(struct inode *inode, enum zonefs_error err);
-void zonefs_drop_stale_cache(struct inode *inode);
+void zonefs_resync_unlock(struct inode *inode);
 void zonefs_recovery_work(struct work_struct *work);
 void zonefs_recovery_flush(void);
 int zonefs_recovery_init(void);

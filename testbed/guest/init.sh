@@ -231,7 +231,7 @@ tb_start_target() {
 		# make check's disks start each run in the state a power cycle
 		# leaves, whatever a killed fault-injection test left behind.
 		if [ "$TB_MODE" = check ] && [ -f "$TB_ZBC_DIR/$name.zbc" ]; then
-			"$here/zbc-zone" "$TB_ZBC_DIR/$name.zbc" settle ||
+			"$here/../../tests/helpers/bin/zbc_zone" "$TB_ZBC_DIR/$name.zbc" settle ||
 				tb_fail "cannot settle the zones of $name"
 		fi
 		tb_add_disk "$name" "$lun" "$zmb" "$conv" "$smb" "$lba" "$open" ||

@@ -85,7 +85,7 @@
  *				the initiator's back, run as "CMD ZONE cond
  *				COND" (ZONE the zone's index on the device,
  *				COND readonly or offline): the testbed's
- *				zbc-zone with its backing file. The zones
+ *				zbc_zone with its backing file. The zones
  *				stay so.
  *	-E, --errors MODE	the mount's errors= mode, which decides what
  *				the model does then (default remount-ro)

@@ -7,6 +7,8 @@
 #   $TOP       the repository (read-only in the guest)
 #   $MKZONEFS  tools/mkzonefs
 #   $HELPERS   tests/helpers/bin, the small C programs tests use for I/O
+#   $ZBC_ZONE  tests/helpers/bin/zbc_zone, the fault injector: a zone's
+#              condition and write pointer in a ZBC disk's backing file
 #   $MNT       where zonefs is mounted (/mnt)
 #   $ZBC_DEV, $ZBC_DEV_512, $ZBC_DEV_NOCNV   the guest's ZBC disks (guest only)
 #   $FULL      this test's verbose log (results/<group>/NNN.full)
@@ -14,6 +16,8 @@
 TOP=${TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 MKZONEFS=$TOP/tools/mkzonefs
 HELPERS=$TOP/tests/helpers/bin
+# shellcheck disable=SC2034 # for the tests
+ZBC_ZONE=$HELPERS/zbc_zone
 MNT=${MNT:-/mnt}
 SKIP_REASONS=()
 
@@ -25,6 +29,8 @@ SKIP_REASONS=()
 . "$TOP/tests/lib/devices.sh"
 # shellcheck source=tests/lib/zones.sh
 . "$TOP/tests/lib/zones.sh"
+# shellcheck source=tests/lib/files.sh
+. "$TOP/tests/lib/files.sh"
 
 if [ -r /run/zonefs-testbed.env ]; then
 	set -a

@@ -6,7 +6,7 @@
  * SYNOPSIS
  *	zfsx --dir MNT [--seed N] [--ops N] [--files LIST] [--explicit-open]
  *	     [--procs N] [--seconds S] [--spec-buffers] [--no-queued-faults]
- *	     [--block-reads]
+ *	     [--block-buffers]
  *	     [--rogue N [--events LIST] [--cond-cmd CMD]] [--errors MODE]
  *	     [--remount N] [--log N] [--verbose]
  *
@@ -68,10 +68,18 @@
  *				alignment refuses (what the module does); for a
  *				sequential file that is always the rule
  *	-q, --no-queued-faults	no bad buffer inside a queue of writes
- *	-a, --block-reads	direct reads into block-aligned buffers only:
- *				null_blk marks a block written by its first
- *				sector, and reads a buffer segment that starts
- *				inside a block as zeros
+ *	-a, --block-buffers	no direct I/O that the device would see
+ *				from a buffer segment not aligned to the
+ *				block: reads into block-aligned buffers only,
+ *				and writes to conventional files from a buffer
+ *				one byte off (refused before any I/O) where
+ *				they would be 512 B off. null_blk 6.1 with
+ *				4 KiB blocks copies a whole block from the
+ *				sector's offset in its page for such a
+ *				segment: past the page's end, which corrupts
+ *				the guest's memory (docs/known-problems.md).
+ *				--block-reads is the same option, by its old
+ *				name
  *	-r, --rogue N		with one process: N in 1000 operations are a
  *				device event of a kind from --events, found
  *				at once by the file's next write (zonefs(5) I/O ERRORS)
@@ -206,7 +214,7 @@ struct zfsx {
 	int seconds;
 	int spec_buffers;
 	int no_queued_faults;
-	int block_reads;
+	int block_buffers;
 	int nlog;
 	int verbose;
 	/* device facts */
@@ -1364,6 +1372,9 @@ static void zfsx_op_write(struct zfsx_file *f, int buffered)
 			io[i].kind = zfsx_pick_buf();
 		else if (i == bad)
 			io[i].kind = ZFSX_BUF_MIS512 + zfsx_below(4);
+		/* One byte off is refused before any I/O; 512 B off is not. */
+		if (zx.block_buffers && !f->seq && io[i].kind == ZFSX_BUF_MIS512)
+			io[i].kind = ZFSX_BUF_MIS1;
 		if (io[i].kind == ZFSX_BUF_HOLE && io[i].len < 2 * ZFSX_PAGE)
 			io[i].len = 2 * ZFSX_PAGE;
 		faulty |= io[i].kind != ZFSX_BUF_ALIGNED;
@@ -1539,7 +1550,7 @@ static void zfsx_op_read(struct zfsx_file *f)
 		flags = f->fds[pick].flags;
 		direct = !!(flags & O_DIRECT);
 	}
-	if (zx.block_reads && direct)
+	if (zx.block_buffers && direct)
 		kind = ZFSX_BUF_ALIGNED;
 	zfsx_note("read %s%s at %lld len %lld buf %s%s", f->name,
 		  direct ? " direct" : "", off, len, zfsx_buf_names[kind],
@@ -2720,7 +2731,7 @@ static void zfsx_usage(FILE *out)
 	fprintf(out,
 		"usage: zfsx --dir MNT [--seed N] [--ops N] [--files LIST]\n"
 		"            [--explicit-open] [--procs N] [--seconds S]\n"
-		"            [--spec-buffers] [--no-queued-faults] [--block-reads]\n"
+		"            [--spec-buffers] [--no-queued-faults] [--block-buffers]\n"
 		"            [--rogue N [--events LIST] [--cond-cmd CMD]]\n"
 		"            [--errors MODE] [--remount N] [--log N] [--verbose]\n"
 		"Runs random operations from the seed on the zonefs mounted on MNT\n"
@@ -2737,8 +2748,9 @@ static void zfsx_usage(FILE *out)
 		"  -b, --spec-buffers     block-aligned buffers for direct writes to\n"
 		"                         conventional files too (sequential: always)\n"
 		"  -q, --no-queued-faults no bad buffer inside a queue of writes\n"
-		"  -a, --block-reads      direct reads into block-aligned buffers\n"
-		"                         only (null_blk misreads the others)\n"
+		"  -a, --block-buffers    no buffer segment inside a block reaches\n"
+		"                         the device (null_blk 6.1 overruns its\n"
+		"                         pages on those); --block-reads: the same\n"
 		"  -r, --rogue N          N in 1000 ops are a device event behind the\n"
 		"                         mount (one process only)\n"
 		"  -k, --events LIST      write,reset,readonly,offline (write)\n"
@@ -2800,6 +2812,7 @@ int main(int argc, char **argv)
 		{ "seconds", required_argument, NULL, 't' },
 		{ "spec-buffers", no_argument, NULL, 'b' },
 		{ "no-queued-faults", no_argument, NULL, 'q' },
+		{ "block-buffers", no_argument, NULL, 'a' },
 		{ "block-reads", no_argument, NULL, 'a' },
 		{ "log", required_argument, NULL, 'l' },
 		{ "rogue", required_argument, NULL, 'r' },
@@ -2854,7 +2867,7 @@ int main(int argc, char **argv)
 			zx.no_queued_faults = 1;
 			break;
 		case 'a':
-			zx.block_reads = 1;
+			zx.block_buffers = 1;
 			break;
 		case 'l':
 			zx.nlog = zfsx_num(optarg, "log");

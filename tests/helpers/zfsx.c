@@ -8,7 +8,7 @@
  *	     [--procs N] [--seconds S] [--spec-buffers] [--no-queued-faults]
  *	     [--block-buffers]
  *	     [--rogue N [--events LIST] [--cond-cmd CMD]] [--errors MODE]
- *	     [--remount N] [--log N] [--verbose]
+ *	     [--remount N [--open-behind]] [--cycle N] [--log N] [--verbose]
  *
  * DESCRIPTION
  *	zfsx runs a random sequence of operations, drawn from --seed, against
@@ -88,7 +88,9 @@
  *				zone's write pointer; the default), reset (a
  *				BLKRESETZONE of the zone: the write pointer
  *				behind the size), readonly and offline (the
- *				target reports the zone so; need --cond-cmd)
+ *				target reports the zone so; need --cond-cmd),
+ *				dead (the SCSI device set offline, then
+ *				running again once a write found it)
  *	-c, --cond-cmd CMD	a command that sets a zone's condition behind
  *				the initiator's back, run as "CMD ZONE cond
  *				COND" (ZONE the zone's index on the device,
@@ -102,13 +104,32 @@
  *				same errors= mode and explicit-open sometimes
  *				turned on or off (EBUSY to read-only while a
  *				file is open for write)
+ *	-B, --open-behind	before a remount read-write, open up to two
+ *				zones behind the read-only mount
+ *				(BLKOPENZONE); after it, each must be closed,
+ *				or empty if it holds no data, as a read-write
+ *				mount leaves it
+ *	-M, --hold-map		with one process: a shared writable mapping
+ *				of a conventional file may stay across
+ *				operations, stored into now and then; when
+ *				errors=remount-ro makes the file system
+ *				read-only, msync must report EROFS (if it was
+ *				dirty) and a store must get SIGBUS
+ *	-C, --cycle N		with one process: N in 1000 operations are an
+ *				umount and a mount, read-only or read-write,
+ *				after which the sizes come from the device
+ *				and every file is read back whole
  *	-l, --log N		operations shown before a divergence (20)
  *	-v, --verbose		print every operation and its outcome
  *	-h, --help		this text
  *
  * OUTPUT
  *	On success one line: "zfsx: seed S ops N ok (writes W, reads R,
- *	truncates T, errors E by errno NAME:n ...)", exit 0. On a divergence:
+ *	truncates T, errors E by errno NAME:n ...; M MiB written, ... C
+ *	calls, O no-ops)", exit 0: N operations drawn, of which O did nothing
+ *	(no file or descriptor for them, or one the model cannot judge), and
+ *	C system calls whose result the model judged, E of them the
+ *	refusals it expected. On a divergence:
  *	the last operations, what diverged, the seed, the operation number
  *	and the command that replays it, exit 1. Usage errors exit 2.
  */
@@ -117,6 +138,7 @@
 #include <getopt.h>
 #include <grp.h>
 #include <limits.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -184,6 +206,9 @@ struct zfsx_file {
 	long long zstart;		/* zone start on the device (bytes) */
 	int zro;			/* errors=zone-ro made it read-only */
 	int offline;			/* errors=zone-offline took it */
+	int dcond;			/* the condition the target was told
+					   to report (--cond-cmd), or 0 */
+	unsigned int mode0, uid0, gid0;	/* as a mount makes it */
 };
 
 /* What a run did, for the summary line (shared by the workers). */
@@ -191,6 +216,10 @@ struct zfsx_counts {
 	long long ops, writes, reads, truncs, errs;
 	long long bytes_written, bytes_checked;
 	long long dev_checks;		/* zone reports compared with the model */
+	long long cycles;		/* umount + mount */
+	long long calls;		/* system calls whose result was judged */
+	long long noops;		/* operations drawn that did nothing */
+	long long events;		/* device events made and found */
 	long long bytes_read_back;	/* by the full read-backs */
 	long long errno_count[134];
 };
@@ -209,6 +238,9 @@ struct zfsx {
 	unsigned int events;		/* which (1 << enum zfsx_event) */
 	const char *cond_cmd;		/* sets a zone's condition */
 	int remount;			/* remounts, per mille */
+	int cycle;			/* umount + mount, per mille */
+	int behind;			/* zones opened behind a read-only mount */
+	int hold_map;			/* keep a shared writable mapping */
 	const char *errors;		/* the mount's errors= mode */
 	int procs;
 	int seconds;
@@ -231,6 +263,14 @@ struct zfsx {
 	int nwro;			/* seq files open for write */
 	unsigned int wro_quota;		/* this process may hold that many */
 	int rdonly;
+	long long ro_wsectors;		/* the device's written sectors when
+					   the file system became read-only */
+	struct {			/* the mapping --hold-map keeps */
+		struct zfsx_file *f;
+		unsigned char *p;
+		long long off, len;
+		int dirty;		/* stored into since the last msync */
+	} hmap;
 	int global_checks;		/* sysfs counters are this process' */
 	/* run state */
 	int worker;			/* -1: single process */
@@ -253,11 +293,12 @@ enum zfsx_event {
 	ZFSX_EV_RESET,		/* a zone reset: the write pointer behind */
 	ZFSX_EV_READONLY,	/* the zone made read-only (--cond-cmd) */
 	ZFSX_EV_OFFLINE,	/* the zone made offline (--cond-cmd) */
+	ZFSX_EV_DEAD,		/* the whole device stops answering */
 	ZFSX_NR_EVENTS
 };
 
 static const char *const zfsx_event_names[] = {
-	"write", "reset", "readonly", "offline",
+	"write", "reset", "readonly", "offline", "dead",
 };
 
 static const char *zfsx_errname(int err)
@@ -311,6 +352,15 @@ static void zfsx_note(const char *fmt, ...)
 }
 
 /* Append the outcome to the current operation's log line. */
+static void zfsx_note_more(const char *fmt, ...);
+
+/* The operation drawn does nothing: counted apart from the calls. */
+static void zfsx_noop(const char *why)
+{
+	zfsx_note_more(" %s", why);
+	zx.cnt->noops++;
+}
+
 static void zfsx_note_more(const char *fmt, ...)
 {
 	char *line = zx.log[zx.opno % ZFSX_LOG_MAX];
@@ -446,8 +496,10 @@ static long long zfsx_check(const char *what, long long ret,
 			zfsx_diverge("%s: got %s, the model allows %s", what,
 				     zfsx_errname(-ret), zfsx_errs_str(x, ok));
 		zfsx_count_err(-ret);
+		zx.cnt->calls++;
 	} else {
 		zfsx_note_more(" -> %lld", ret);
+		zx.cnt->calls++;
 		if (!ok)
 			zfsx_diverge("%s: got %lld, the model allows %s", what,
 				     ret, zfsx_errs_str(x, ok));
@@ -703,9 +755,9 @@ static void zfsx_add_file(const char *grp, long n)
 	f->cap = st.st_size;
 	zfsx_zone_of(f, st.st_ino);
 	f->size = st.st_size;
-	f->mode = st.st_mode & 07777;
-	f->uid = st.st_uid;
-	f->gid = st.st_gid;
+	f->mode = f->mode0 = st.st_mode & 07777;
+	f->uid = f->uid0 = st.st_uid;
+	f->gid = f->gid0 = st.st_gid;
 	f->nblocks = (f->cap + zx.bs - 1) / zx.bs;
 	/* Data already there is unknown: tag 0. */
 	f->tag = calloc(f->nblocks ? f->nblocks : 1, sizeof(*f->tag));
@@ -756,6 +808,14 @@ static void zfsx_setup(void)
 	zx.max_active = v < 0 ? 0 : v;
 	zx.wro_quota = zx.max_wro;
 	zfsx_parse_files(zx.files_arg);
+	if (zx.events & (1U << ZFSX_EV_DEAD)) {
+		char path[PATH_MAX + 32];
+
+		snprintf(path, sizeof(path), "/sys/block/%s/device/state",
+			 zx.devname);
+		if (access(path, W_OK))
+			zfsx_die("the dead event needs a SCSI device: no %s", path);
+	}
 }
 
 /* ---- open, close and the open slots ---- */
@@ -763,6 +823,8 @@ static void zfsx_setup(void)
 static int zfsx_may_be_refused(void);
 static void zfsx_allow_refusal(struct zfsx_errs *x);
 static void zfsx_check_device(const char *when);
+static void zfsx_op_cycle(void);
+static long long zfsx_zone_data(struct zfsx_file *f, int *cond);
 
 static int zfsx_writable(int flags)
 {
@@ -886,7 +948,7 @@ static void zfsx_op_open(struct zfsx_file *f)
 	zfsx_note("open %s %s (slots %d/%u)", f->name, zfsx_flags_str(flags),
 		  zx.nwro, zx.max_wro);
 	if (f->nfds >= ZFSX_MAX_FDS || !zfsx_may_open(f, flags)) {
-		zfsx_note_more(" skipped");
+		zfsx_noop("skipped");
 		return;
 	}
 	fd = zfsx_open(f, flags);
@@ -902,7 +964,8 @@ static void zfsx_op_close(struct zfsx_file *f)
 	int i;
 
 	if (!f->nfds) {
-		zfsx_note("close %s: none open", f->name);
+		zfsx_note("close %s:", f->name);
+		zfsx_noop("none open");
 		return;
 	}
 	i = zfsx_below(f->nfds);
@@ -1397,7 +1460,7 @@ static void zfsx_op_write(struct zfsx_file *f, int buffered)
 		  depth > 1 ? "..." : "", zfsx_buf_names[io[0].kind],
 		  pick >= 0 ? " (held fd)" : "");
 	if (pick < 0 && !zfsx_may_open(f, flags)) {
-		zfsx_note_more(" skipped");
+		zfsx_noop("skipped");
 		return;
 	}
 	fd = pick >= 0 ? f->fds[pick].fd : zfsx_open(f, flags);
@@ -1726,7 +1789,8 @@ static void zfsx_op_mmap(struct zfsx_file *f)
 
 	limit = (f->seq ? f->size : f->cap) / ZFSX_PAGE;
 	if (limit < 1 && !wr) {
-		zfsx_note("mmap %s: nothing to map", f->name);
+		zfsx_note("mmap %s:", f->name);
+		zfsx_noop("nothing to map");
 		return;
 	}
 	if (limit < 1)
@@ -1737,11 +1801,11 @@ static void zfsx_op_mmap(struct zfsx_file *f)
 	zfsx_note("mmap %s shared %s at %lld len %lld", f->name,
 		  wr ? "write" : "read", off, len);
 	if (wr && zx.rdonly) {
-		zfsx_note_more(" skipped");
+		zfsx_noop("skipped");
 		return;
 	}
 	if (!zfsx_may_open(f, flags)) {
-		zfsx_note_more(" skipped");
+		zfsx_noop("skipped");
 		return;
 	}
 	fd = zfsx_open(f, flags);
@@ -1766,9 +1830,160 @@ static void zfsx_op_mmap(struct zfsx_file *f)
 		} else {
 			zx.cnt->reads++;
 		}
-		munmap(p, len);
+		/* --hold-map: a conventional file's mapping stays. */
+		if (wr && zx.hold_map && !f->seq && !zx.hmap.f &&
+		    zx.global_checks && zfsx_pct(50)) {
+			zfsx_note_more(" (held)");
+			zx.hmap.f = f;
+			zx.hmap.p = p;
+			zx.hmap.off = off;
+			zx.hmap.len = len;
+			zx.hmap.dirty = 0;
+		} else {
+			munmap(p, len);
+		}
 	}
 	zfsx_close(f, fd, flags);
+}
+
+/* The sectors the device has written (/sys/block/DEV/stat, field 7). */
+static long long zfsx_dev_wsectors(void)
+{
+	long long v[7] = { 0 };
+	char path[PATH_MAX + 32];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/sys/block/%s/stat", zx.devname);
+	fp = fopen(path, "r");
+	if (!fp || fscanf(fp, "%lld %lld %lld %lld %lld %lld %lld", &v[0],
+			  &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]) != 7)
+		zfsx_die("cannot read %s", path);
+	fclose(fp);
+	return v[6];
+}
+
+/*
+ * The file system just became read-only: from now on the device must not
+ * write one more sector until it is read-write again (zonefs(5) I/O
+ * ERRORS), whatever is dirty in the page cache. The writeback in flight
+ * is waited for first.
+ */
+static void zfsx_went_rdonly(void)
+{
+	sync();
+	zx.ro_wsectors = zfsx_dev_wsectors();
+}
+
+/* Judge a read-only file system by the device's write counter. */
+static void zfsx_check_no_write(const char *when)
+{
+	long long now;
+
+	if (!zx.rdonly || !zx.global_checks)
+		return;
+	now = zfsx_dev_wsectors();
+	if (now != zx.ro_wsectors)
+		zfsx_diverge("%s: the read-only file system wrote %lld sectors to the device",
+			     when, now - zx.ro_wsectors);
+}
+
+static sigjmp_buf zfsx_sigbus_env;
+
+static void zfsx_sigbus(int sig)
+{
+	(void)sig;
+	siglongjmp(zfsx_sigbus_env, 1);
+}
+
+/* Store one byte at @p; returns 1 if that raised SIGBUS. */
+static int zfsx_store_faults(unsigned char *p, unsigned char v)
+{
+	struct sigaction sa = { .sa_handler = zfsx_sigbus }, old;
+	volatile int bus = 0;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, &old);
+	if (sigsetjmp(zfsx_sigbus_env, 1))
+		bus = 1;
+	else
+		*(volatile unsigned char *)p = v;
+	sigaction(SIGBUS, &old, NULL);
+	return bus;
+}
+
+/*
+ * Let go of the held mapping. On a read-only file system (zonefs(5) I/O
+ * ERRORS: read-only through the page cache): msync reports EROFS if
+ * pages were dirty, 0 if not, and a store then gets SIGBUS, as the
+ * writeback write-protected every page; no sector reaches the device.
+ * What the mapping stored and the device did not take is unknown data.
+ */
+static void zfsx_hmap_release(const char *why)
+{
+	struct zfsx_file *f = zx.hmap.f;
+	struct zfsx_errs x = { 0 };
+	long long ret;
+
+	if (!f)
+		return;
+	zfsx_note_more(" (held mapping of %s released: %s)", f->name, why);
+	if (zx.rdonly) {
+		if (zx.hmap.dirty)
+			zfsx_allow(&x, EROFS);
+		ret = msync(zx.hmap.p, zx.hmap.len, MS_SYNC) ? -errno : 0;
+		zfsx_check("msync of the held mapping on a read-only file system",
+			   ret, &x, 1);
+		if (!zfsx_store_faults(zx.hmap.p, 0x3c))
+			zfsx_diverge("%s: a store into the shared mapping of %s succeeded on a read-only file system",
+				     why, f->name);
+		if (msync(zx.hmap.p, zx.hmap.len, MS_SYNC))
+			zfsx_diverge("second msync of the held mapping of %s: %s",
+				     f->name, zfsx_errname(errno));
+		if (zx.hmap.dirty)
+			zfsx_set_tags(f, zx.hmap.off, zx.hmap.len, 0);
+		zfsx_check_no_write(why);
+	} else if (msync(zx.hmap.p, zx.hmap.len, MS_SYNC)) {
+		zfsx_diverge("msync of the held mapping of %s: %s", f->name,
+			     zfsx_errname(errno));
+	}
+	munmap(zx.hmap.p, zx.hmap.len);
+	zx.hmap.f = NULL;
+}
+
+/* Store into the held mapping: new data, which the model takes. */
+static void zfsx_op_hmap_store(void)
+{
+	uint32_t tag = (uint32_t)(zx.opno + 1) * 2654435761u | 1;
+	struct zfsx_file *f = zx.hmap.f;
+
+	zfsx_note("store into the held mapping of %s at %lld len %lld",
+		  f->name, zx.hmap.off, zx.hmap.len);
+	if (zx.rdonly) {
+		zfsx_hmap_release("a store on a read-only file system");
+		return;
+	}
+	zfsx_fill(zx.hmap.p, zx.hmap.len, zx.hmap.off, tag);
+	zfsx_set_tags(f, zx.hmap.off, zx.hmap.len, tag);
+	zx.hmap.dirty = 1;
+	zx.cnt->writes++;
+	zx.cnt->bytes_written += zx.hmap.len;
+}
+
+/*
+ * Before a write or truncation that is to find a device event, which may
+ * make the file system read-only: the page cache is written back, so that
+ * nothing is dirty then but what the held mapping stores now. A read-only
+ * file system writes nothing back (zonefs(5) I/O ERRORS), and the legacy
+ * error flag such a writeback leaves would fail the next read of that
+ * file once (EIO); the held mapping's release clears it (msync).
+ */
+static void zfsx_before_trigger(void)
+{
+	if (!zx.global_checks || zx.rdonly)
+		return;
+	sync();
+	if (zx.hmap.f)
+		zfsx_op_hmap_store();
 }
 
 /* ---- device events and remounts ---- */
@@ -1804,8 +2019,11 @@ static void zfsx_model_error(struct zfsx_file *f, enum zfsx_event ev,
 	if (!dsize)
 		f->zkeep = 0;
 	zfsx_set_tags(f, f->size, f->cap - f->size, 0);
-	if (!strcmp(zx.errors, "remount-ro"))
+	if (!strcmp(zx.errors, "remount-ro") && !zx.rdonly) {
 		zx.rdonly = 1;
+		zfsx_went_rdonly();
+		zfsx_hmap_release("after errors=remount-ro");
+	}
 }
 
 /* Check the file's size and the mount's state after a device error. */
@@ -1933,13 +2151,74 @@ static int zfsx_raw_change(struct zfsx_file *f, enum zfsx_event ev,
 	 * more zone, for this writer too: nothing was written.
 	 */
 	if (ret < 0 && (errno == ETOOMANYREFS || errno == EOVERFLOW)) {
-		zfsx_note_more(" -> %s: skipped", zfsx_errname(errno));
+		zfsx_note_more(" -> %s:", zfsx_errname(errno));
+		zfsx_noop("skipped");
 		return 0;
 	}
 	if (ret != len)
 		zfsx_die("rogue write to %s: %s", zx.dev,
 			 ret < 0 ? strerror(errno) : "short write");
 	return 1;
+}
+
+/*
+ * Set the SCSI device's state (/sys/block/DEV/device/state), which takes
+ * the name followed by a newline.
+ */
+static void zfsx_dev_state(const char *state)
+{
+	char path[PATH_MAX + 32];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/sys/block/%s/device/state", zx.devname);
+	fp = fopen(path, "w");
+	if (!fp || fputs(state, fp) < 0 || fclose(fp))
+		zfsx_die("cannot set %s to %s", path, state);
+}
+
+/*
+ * The device dies under a writer (the SCSI device set offline): the write
+ * fails, and the zone report the recovery asks for fails too. The zone's
+ * state is unknown, so the file system becomes read-only whatever errors=
+ * says, and the file keeps its size (zonefs(5) I/O ERRORS). The device
+ * then answers again; the file system stays read-only until a remount.
+ */
+static void zfsx_event_dead(struct zfsx_file *f)
+{
+	int flags = O_WRONLY | O_DIRECT, fd;
+	struct zfsx_errs x = { 0 };
+	unsigned char *buf;
+	long long ret;
+
+	if (!zfsx_write_openable(f)) {
+		zfsx_noop("skipped");
+		return;
+	}
+	fd = zfsx_open(f, flags);
+	if (fd < 0)
+		return;
+	if (posix_memalign((void **)&buf, ZFSX_PAGE, zx.bs))
+		zfsx_die("out of memory");
+	memset(buf, 0x5a, zx.bs);
+	zfsx_before_trigger();
+	zfsx_dev_state("offline\n");
+	ret = pwrite(fd, buf, zx.bs, f->size) < 0 ? -errno : 0;
+	zfsx_dev_state("running\n");
+	free(buf);
+	zfsx_note_more(" write at %lld", f->size);
+	zfsx_allow(&x, EIO);
+	zfsx_check("write to a dead device", ret, &x, 0);
+	zx.cnt->writes++;
+	zx.cnt->events++;
+	if (!zx.rdonly) {
+		zx.rdonly = 1;
+		zfsx_went_rdonly();
+		zfsx_hmap_release("after the device died");
+	}
+	zfsx_check_error(f, "after the device died");
+	zfsx_close(f, fd, flags);
+	zfsx_check_stat(f, "after the last close");
+	zfsx_check_device("after the device died");
 }
 
 /*
@@ -1975,12 +2254,18 @@ static void zfsx_op_event(void)
 			idx[n++] = i;
 	}
 	if (!n || zx.rdonly) {
-		zfsx_note("device event %s: no file for it%s",
-			  zfsx_event_names[ev],
+		zfsx_note("device event %s:%s", zfsx_event_names[ev],
 			  zx.rdonly ? " (read-only)" : "");
+		zfsx_noop("no file for it");
 		return;
 	}
 	f = &zx.files[idx[zfsx_below(n)]];
+	if (ev == ZFSX_EV_DEAD) {
+		zfsx_note("device event dead, found by a write to %s (size %lld)",
+			  f->name, f->size);
+		zfsx_event_dead(f);
+		return;
+	}
 	k = 1 + zfsx_below(4);
 	/*
 	 * A truncation to 0 of an empty file asks the device nothing. The
@@ -2002,9 +2287,10 @@ static void zfsx_op_event(void)
 	     !f->wrefs) ||
 	    (ev == ZFSX_EV_RESET && zfsx_may_be_refused()) ||
 	    (!by_trunc && !zfsx_write_openable(f))) {
-		zfsx_note_more(" skipped");
+		zfsx_noop("skipped");
 		return;
 	}
+	zfsx_before_trigger();
 	switch (ev) {
 	case ZFSX_EV_WRITE:
 	case ZFSX_EV_RESET:
@@ -2022,6 +2308,8 @@ static void zfsx_op_event(void)
 		if (!by_trunc && !zfsx_raw_change(f, ZFSX_EV_WRITE, k * zx.bs))
 			return;
 		zfsx_set_cond(f, zfsx_event_names[ev]);
+		f->dcond = ev == ZFSX_EV_READONLY ? BLK_ZONE_COND_READONLY :
+						    BLK_ZONE_COND_OFFLINE;
 		dsize = ev == ZFSX_EV_READONLY ? f->size : 0;
 		break;
 	}
@@ -2042,6 +2330,7 @@ static void zfsx_op_event(void)
 			     zfsx_event_names[ev], f->name);
 	}
 	zfsx_model_error(f, ev, dsize);
+	zx.cnt->events++;
 	zfsx_check_error(f, "after the device event");
 	if (fd >= 0) {
 		zfsx_close(f, fd, O_WRONLY | O_DIRECT);
@@ -2067,6 +2356,7 @@ static void zfsx_find_rogues(void)
 
 		if (!f->rogue)
 			continue;
+		zfsx_before_trigger();
 		if (zfsx_pct(50) &&
 		    zfsx_write_to_find(f, zfsx_may_be_refused(), &fd)) {
 			zfsx_model_error(f, ZFSX_EV_WRITE, f->size + f->rogue);
@@ -2090,6 +2380,65 @@ static void zfsx_find_rogues(void)
 }
 
 /*
+ * Before a remount read-write: open up to two zones of files not open for
+ * write behind the mount (BLKOPENZONE on the device), as another user of
+ * the disk may while the file system is read-only. A device at its open
+ * limit may refuse: then that zone is left. Returns how many were opened,
+ * their files in @opened.
+ */
+static int zfsx_open_behind(struct zfsx_file **opened)
+{
+	int i, n = 0, fd;
+
+	fd = open(zx.dev, O_RDWR);
+	if (fd < 0)
+		zfsx_die("open of %s: %s", zx.dev, strerror(errno));
+	for (i = 0; i < zx.nfiles && n < 2; i++) {
+		struct zfsx_file *f = &zx.files[i];
+		struct blk_zone_range range = {
+			.sector = f->zstart >> 9,
+			.nr_sectors = zx.zone_sectors,
+		};
+
+		if (!f->seq || f->shared || f->wrefs || f->zro || f->offline ||
+		    f->dcond || f->size + f->rogue >= f->cap || zfsx_pct(50))
+			continue;
+		if (ioctl(fd, BLKOPENZONE, &range)) {
+			zfsx_note_more(" (open of %s behind: %s)", f->name,
+				       zfsx_errname(errno));
+			continue;
+		}
+		zfsx_note_more(" (%s opened behind)", f->name);
+		opened[n++] = f;
+	}
+	close(fd);
+	return n;
+}
+
+/*
+ * A remount read-write does the zone work of a read-write mount (zonefs(5)
+ * MOUNT OPTIONS): a zone opened behind a read-only mount is closed, or
+ * reset when it holds no data. Judged by the device's report.
+ */
+static void zfsx_check_closed_behind(struct zfsx_file **opened, int n)
+{
+	int i, cond;
+
+	for (i = 0; i < n; i++) {
+		struct zfsx_file *f = opened[i];
+		long long data = zfsx_zone_data(f, &cond);
+		int want = data ? BLK_ZONE_COND_CLOSED : BLK_ZONE_COND_EMPTY;
+
+		if (cond != want)
+			zfsx_diverge("after a remount read-write the zone of %s, opened behind the read-only mount, is in condition 0x%x, not 0x%x",
+				     f->name, cond, want);
+		if (!data)
+			f->zkeep = 0;
+		zx.cnt->dev_checks++;
+	}
+}
+
+/*
  * mount -o remount (zonefs(5) I/O ERRORS: a remount re-reads the options): read-only or
  * read-write, the errors= mode kept, explicit-open sometimes turned on or
  * off. A remount read-only fails with EBUSY while a file is open for
@@ -2098,7 +2447,9 @@ static void zfsx_find_rogues(void)
 static void zfsx_op_remount(void)
 {
 	int ro = zfsx_pct(50), eo = zx.explicit_open, busy = 0, i, j, was;
+	struct zfsx_file *opened[2];
 	struct zfsx_errs x = { 0 };
+	int nopened = 0;
 	struct statvfs sv;
 	char data[64];
 	long long ret;
@@ -2108,12 +2459,16 @@ static void zfsx_op_remount(void)
 	for (i = 0; i < zx.nfiles; i++)
 		for (j = 0; j < zx.files[i].nfds; j++)
 			busy |= zfsx_writable(zx.files[i].fds[j].flags);
+	/* A shared writable mapping holds its file open for write. */
+	busy |= zx.hmap.f != NULL;
 	snprintf(data, sizeof(data), "errors=%s%s", zx.errors,
 		 eo ? ",explicit-open" : "");
 	zfsx_note("remount %s,%s%s", ro ? "ro" : "rw", data,
 		  busy ? " (a file open for write)" : "");
 	if (ro && !zx.rdonly && busy)
 		zfsx_allow(&x, EBUSY);
+	if (zx.behind && zx.rdonly && !ro)
+		nopened = zfsx_open_behind(opened);
 	ret = mount(zx.dev, zx.dir, NULL,
 		    MS_REMOUNT | (ro ? MS_RDONLY : 0), data) ? -errno : 0;
 	zfsx_check("remount", ret, &x, !x.n);
@@ -2122,12 +2477,16 @@ static void zfsx_op_remount(void)
 	was = zx.rdonly;
 	zx.rdonly = ro;
 	zx.explicit_open = eo;
+	if (ro && !was)
+		zfsx_went_rdonly();
 	if (statvfs(zx.dir, &sv) || !!(sv.f_flag & ST_RDONLY) != ro)
 		zfsx_diverge("after remount %s the file system is %s",
 			     ro ? "ro" : "rw", (sv.f_flag & ST_RDONLY) ?
 			     "read-only" : "read-write");
-	if (was && !ro)
+	if (was && !ro) {
+		zfsx_check_closed_behind(opened, nopened);
 		zfsx_find_rogues();
+	}
 	for (i = 0; i < zx.nfiles; i++)
 		zfsx_check_stat(&zx.files[i], "after the remount");
 	zfsx_check_device("after the remount");
@@ -2254,6 +2613,15 @@ static void zfsx_one_op(void)
 		zfsx_op_remount();
 		return;
 	}
+	/* Its own draw, so that the sequences of the other options stay. */
+	if (zx.cycle && zx.global_checks && zfsx_below(1000) < zx.cycle) {
+		zfsx_op_cycle();
+		return;
+	}
+	if (zx.hmap.f && zfsx_below(1000) < 50) {
+		zfsx_op_hmap_store();
+		return;
+	}
 	/* A full sequential file takes no more writes: often reset it. */
 	if (f->seq && f->size >= f->cap && r < 500 && zfsx_pct(50))
 		r = 650;
@@ -2295,55 +2663,74 @@ static void zfsx_one_op(void)
  * Run after each device event and remount, every 100 operations and at
  * the end (global_checks: the files are this process').
  */
-static void zfsx_check_device(const char *when)
+/*
+ * The condition of @f's zone and the bytes of data it holds, from the
+ * device's zone report (the capacity when full).
+ */
+static long long zfsx_zone_data(struct zfsx_file *f, int *cond)
 {
 	struct blk_zone_report *rep;
-	int i, fd;
+	struct blk_zone *z;
+	long long data;
+	int fd;
 
-	if (!zx.global_checks)
-		return;
 	fd = open(zx.dev, O_RDONLY);
 	rep = calloc(1, sizeof(*rep) + sizeof(struct blk_zone));
 	if (fd < 0 || !rep)
 		zfsx_die("cannot read the zones of %s", zx.dev);
-	for (i = 0; i < zx.nfiles; i++) {
-		struct zfsx_file *f = &zx.files[i];
-		long long want, wp;
-		struct blk_zone *z = &rep->zones[0];
-
-		if (!f->seq || f->shared || f->zro || f->offline)
-			continue;
-		rep->sector = f->zstart >> 9;
-		rep->nr_zones = 1;
-		if (ioctl(fd, BLKREPORTZONE, rep) || rep->nr_zones != 1)
-			zfsx_die("zone report of %s: %s", zx.dev, strerror(errno));
-		want = f->size + f->rogue;
-		switch (z->cond) {
-		case BLK_ZONE_COND_FULL:
-			wp = f->cap;
-			break;
-		case BLK_ZONE_COND_EMPTY:
-			wp = 0;
-			break;
-		case BLK_ZONE_COND_IMP_OPEN:
-		case BLK_ZONE_COND_EXP_OPEN:
-		case BLK_ZONE_COND_CLOSED:
-			wp = (long long)(z->wp - z->start) << 9;
-			break;
-		default:
-			zfsx_diverge("%s: the zone of %s is in condition 0x%x, the model has it writable",
-				     when, f->name, z->cond);
-		}
-		if (wp != want)
-			zfsx_diverge("%s: the device's write pointer of %s is %lld, the model has %lld (size %lld, rogue %lld)",
-				     when, f->name, wp, want, f->size, f->rogue);
-		if ((want == f->cap) != (z->cond == BLK_ZONE_COND_FULL))
-			zfsx_diverge("%s: the zone of %s is in condition 0x%x with %lld of %lld bytes",
-				     when, f->name, z->cond, want, f->cap);
-		zx.cnt->dev_checks++;
+	rep->sector = f->zstart >> 9;
+	rep->nr_zones = 1;
+	if (ioctl(fd, BLKREPORTZONE, rep) || rep->nr_zones != 1)
+		zfsx_die("zone report of %s: %s", zx.dev, strerror(errno));
+	z = &rep->zones[0];
+	*cond = z->cond;
+	switch (z->cond) {
+	case BLK_ZONE_COND_FULL:
+		data = f->cap;
+		break;
+	case BLK_ZONE_COND_IMP_OPEN:
+	case BLK_ZONE_COND_EXP_OPEN:
+	case BLK_ZONE_COND_CLOSED:
+		data = (long long)(z->wp - z->start) << 9;
+		break;
+	default:
+		data = 0;
+		break;
 	}
 	free(rep);
 	close(fd);
+	return data;
+}
+
+static void zfsx_check_device(const char *when)
+{
+	int i, cond;
+
+	if (!zx.global_checks)
+		return;
+	zfsx_check_no_write(when);
+	for (i = 0; i < zx.nfiles; i++) {
+		struct zfsx_file *f = &zx.files[i];
+		long long want, wp;
+
+		if (!f->seq || f->shared || f->zro || f->offline)
+			continue;
+		wp = zfsx_zone_data(f, &cond);
+		want = f->size + f->rogue;
+		if (cond != BLK_ZONE_COND_FULL && cond != BLK_ZONE_COND_EMPTY &&
+		    cond != BLK_ZONE_COND_IMP_OPEN &&
+		    cond != BLK_ZONE_COND_EXP_OPEN &&
+		    cond != BLK_ZONE_COND_CLOSED)
+			zfsx_diverge("%s: the zone of %s is in condition 0x%x, the model has it writable",
+				     when, f->name, cond);
+		if (wp != want)
+			zfsx_diverge("%s: the device's write pointer of %s is %lld, the model has %lld (size %lld, rogue %lld)",
+				     when, f->name, wp, want, f->size, f->rogue);
+		if ((want == f->cap) != (cond == BLK_ZONE_COND_FULL))
+			zfsx_diverge("%s: the zone of %s is in condition 0x%x with %lld of %lld bytes",
+				     when, f->name, cond, want, f->cap);
+		zx.cnt->dev_checks++;
+	}
 }
 
 /*
@@ -2386,6 +2773,115 @@ static void zfsx_read_back(const char *when)
 	free(buf);
 }
 
+/*
+ * The model as a new mount builds it from the device (zonefs(5) ZONE
+ * FILES, I/O ERRORS): chmod and chown are gone, no descriptor is open, a
+ * sequential file's size is its zone's write pointer, so what a rogue
+ * writer put past the size is the file's now (its data unknown). A zone
+ * that the target reports read-only or offline gives a file of size 0
+ * with no permission bits; a file that errors= alone took away has a good
+ * zone again, and the mount takes what the zone holds. A read-write mount
+ * resets the zones closed with no data; a read-only one leaves them.
+ */
+static void zfsx_model_mount(int ro)
+{
+	int i, cond;
+	long long data;
+
+	zx.rdonly = ro;
+	zx.nwro = 0;
+	for (i = 0; i < zx.nfiles; i++) {
+		struct zfsx_file *f = &zx.files[i];
+
+		f->mode = f->mode0;
+		f->uid = f->uid0;
+		f->gid = f->gid0;
+		f->nfds = 0;
+		f->wrefs = 0;
+		f->zopen = 0;
+		if (!f->seq) {
+			if (f->offline)
+				f->size = f->cap;
+			f->offline = 0;
+			f->zro = 0;
+			continue;
+		}
+		if (f->dcond) {
+			f->offline = f->dcond == BLK_ZONE_COND_OFFLINE;
+			f->zro = !f->offline;
+			f->mode = 0;
+			f->size = 0;
+			f->rogue = 0;
+			f->zkeep = 0;
+			zfsx_set_tags(f, 0, f->cap, 0);
+			continue;
+		}
+		if (f->zro || f->offline) {
+			data = zfsx_zone_data(f, &cond);
+			if (data < f->size)
+				zfsx_set_tags(f, data, f->size - data, 0);
+			f->size = data;
+			f->zro = 0;
+			f->offline = 0;
+		} else {
+			f->size += f->rogue;
+		}
+		f->rogue = 0;
+		if (!ro || f->size)
+			f->zkeep = 0;
+	}
+}
+
+/*
+ * umount and mount again, read-only or read-write, with the same errors=
+ * mode and explicit-open sometimes turned on or off: the sizes are built
+ * again from the device. Every descriptor is closed first (the VFS
+ * refuses to unmount a busy file system). The files are then checked
+ * whole: stat, the sysfs counters, the zone report and a full read-back.
+ */
+static void zfsx_op_cycle(void)
+{
+	int ro = zfsx_pct(25), eo = zx.explicit_open, i, j;
+	struct zfsx_errs x = { 0 };
+	struct statvfs sv;
+	char data[64];
+	long long ret;
+
+	if (zfsx_pct(25))
+		eo = !eo;
+	snprintf(data, sizeof(data), "errors=%s%s", zx.errors,
+		 eo ? ",explicit-open" : "");
+	zfsx_note("umount and mount %s,%s", ro ? "ro" : "rw", data);
+	zfsx_hmap_release("before umount");
+	for (i = 0; i < zx.nfiles; i++) {
+		struct zfsx_file *f = &zx.files[i];
+
+		for (j = 0; j < f->nfds; j++)
+			zfsx_close(f, f->fds[j].fd, f->fds[j].flags);
+		f->nfds = 0;
+	}
+	ret = umount(zx.dir) ? -errno : 0;
+	zfsx_check("umount", ret, &x, 1);
+	ret = mount(zx.dev, zx.dir, "zonefs", ro ? MS_RDONLY : 0, data) ?
+	      -errno : 0;
+	if (ret)
+		zfsx_die("mount %s on %s: %s", zx.dev, zx.dir, strerror(-ret));
+	zx.cnt->cycles++;
+	zx.explicit_open = eo;
+	zfsx_model_mount(ro);
+	if (ro)
+		zfsx_went_rdonly();
+	if (statvfs(zx.dir, &sv) || !!(sv.f_flag & ST_RDONLY) != ro)
+		zfsx_diverge("after a mount %s the file system is %s",
+			     ro ? "ro" : "rw", (sv.f_flag & ST_RDONLY) ?
+			     "read-only" : "read-write");
+	for (i = 0; i < zx.nfiles; i++)
+		zfsx_check_stat(&zx.files[i], "after umount and mount");
+	zfsx_op_sysfs();
+	zfsx_check_device("after umount and mount");
+	zfsx_read_back("after umount and mount");
+}
+
 /* Run the ops; returns the number run. */
 static long long zfsx_run(void)
 {
@@ -2398,6 +2894,7 @@ static long long zfsx_run(void)
 		if (zx.opno % 100 == 99)
 			zfsx_check_device("every 100 operations");
 	}
+	zfsx_hmap_release("at the end");
 	if (zx.verbose && zx.lastlog >= 0)
 		fprintf(stderr, "%s\n", zx.log[zx.lastlog % ZFSX_LOG_MAX]);
 	zx.lastlog = -1;
@@ -2430,9 +2927,9 @@ static void zfsx_summary(const struct zfsx_counts *c, const char *extra)
 	for (e = 1; e < ZFSX_NERRNO; e++)
 		if (c->errno_count[e])
 			printf(" %s:%lld", zfsx_errname(e), c->errno_count[e]);
-	printf("; %lld MiB written, %lld MiB checked, %lld zone reports compared, %lld MiB read back%s)\n",
+	printf("; %lld MiB written, %lld MiB checked, %lld zone reports compared, %lld MiB read back, %lld umount and mount, %lld calls, %lld no-ops, %lld events%s)\n",
 	       c->bytes_written >> 20, c->bytes_checked >> 20, c->dev_checks,
-	       c->bytes_read_back >> 20, extra);
+	       c->bytes_read_back >> 20, c->cycles, c->calls, c->noops, c->events, extra);
 }
 
 /* ---- the shared appenders ---- */
@@ -2712,6 +3209,8 @@ static int zfsx_run_procs(void)
 		sum.errs += counts[i].errs;
 		sum.bytes_written += counts[i].bytes_written;
 		sum.bytes_checked += counts[i].bytes_checked;
+		sum.calls += counts[i].calls;
+		sum.noops += counts[i].noops;
 		for (e = 0; e < ZFSX_NERRNO; e++)
 			sum.errno_count[e] += counts[i].errno_count[e];
 	}
@@ -2733,7 +3232,9 @@ static void zfsx_usage(FILE *out)
 		"            [--explicit-open] [--procs N] [--seconds S]\n"
 		"            [--spec-buffers] [--no-queued-faults] [--block-buffers]\n"
 		"            [--rogue N [--events LIST] [--cond-cmd CMD]]\n"
-		"            [--errors MODE] [--remount N] [--log N] [--verbose]\n"
+		"            [--errors MODE] [--remount N [--open-behind]]\n"
+		"            [--cycle N] [--log N]\n"
+		"            [--verbose]\n"
 		"Runs random operations from the seed on the zonefs mounted on MNT\n"
 		"and checks each result against a model (zonefs(5) ZONE FILES, I/O ERRORS, SYSFS).\n"
 		"  -d, --dir MNT          the zonefs mount point\n"
@@ -2753,10 +3254,15 @@ static void zfsx_usage(FILE *out)
 		"                         pages on those); --block-reads: the same\n"
 		"  -r, --rogue N          N in 1000 ops are a device event behind the\n"
 		"                         mount (one process only)\n"
-		"  -k, --events LIST      write,reset,readonly,offline (write)\n"
+		"  -k, --events LIST      write,reset,readonly,offline,dead (write)\n"
 		"  -c, --cond-cmd CMD     runs \"CMD ZONE cond readonly|offline\"\n"
 		"  -E, --errors MODE      the mount's errors= mode (remount-ro)\n"
 		"  -m, --remount N        N in 1000 ops remount ro or rw (one process)\n"
+		"  -B, --open-behind      zones opened behind a read-only mount\n"
+		"                         before each remount read-write\n"
+		"  -M, --hold-map         a shared writable mapping of a cnv file\n"
+		"                         kept across ops (one process)\n"
+		"  -C, --cycle N          N in 1000 ops umount and mount (one process)\n"
 		"  -l, --log N            operations shown before a divergence (20)\n"
 		"  -v, --verbose          print every operation\n"
 		"  -h, --help             this text\n"
@@ -2790,7 +3296,7 @@ static unsigned int zfsx_parse_events(const char *arg)
 			if (!strcmp(tok, zfsx_event_names[i]))
 				break;
 		if (i == ZFSX_NR_EVENTS)
-			zfsx_die("unknown event '%s' (write, reset, readonly, offline)",
+			zfsx_die("unknown event '%s' (write, reset, readonly, offline, dead)",
 				 tok);
 		mask |= 1U << i;
 	}
@@ -2820,6 +3326,9 @@ int main(int argc, char **argv)
 		{ "events", required_argument, NULL, 'k' },
 		{ "cond-cmd", required_argument, NULL, 'c' },
 		{ "remount", required_argument, NULL, 'm' },
+		{ "cycle", required_argument, NULL, 'C' },
+		{ "open-behind", no_argument, NULL, 'B' },
+		{ "hold-map", no_argument, NULL, 'M' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -2836,7 +3345,7 @@ int main(int argc, char **argv)
 	zx.lastlog = -1;
 	zx.argc = argc;
 	zx.argv = argv;
-	while ((c = getopt_long(argc, argv, "d:s:n:f:ep:t:bqal:r:E:k:c:m:vh", opts,
+	while ((c = getopt_long(argc, argv, "d:s:n:f:ep:t:bqal:r:E:k:c:m:C:BMvh", opts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'd':
@@ -2894,6 +3403,15 @@ int main(int argc, char **argv)
 		case 'm':
 			zx.remount = zfsx_num(optarg, "remount");
 			break;
+		case 'C':
+			zx.cycle = zfsx_num(optarg, "cycle");
+			break;
+		case 'B':
+			zx.behind = 1;
+			break;
+		case 'M':
+			zx.hold_map = 1;
+			break;
 		case 'v':
 			zx.verbose = 1;
 			break;
@@ -2914,8 +3432,8 @@ int main(int argc, char **argv)
 	if ((zx.events & (1U << ZFSX_EV_READONLY | 1U << ZFSX_EV_OFFLINE)) &&
 	    !zx.cond_cmd)
 		zfsx_die("the readonly and offline events need --cond-cmd");
-	if ((zx.rogue || zx.remount) && zx.procs)
-		zfsx_die("--rogue and --remount run with one process only");
+	if ((zx.rogue || zx.remount || zx.cycle || zx.hold_map) && zx.procs)
+		zfsx_die("--rogue, --remount, --cycle and --hold-map run with one process only");
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	zx.rng = zx.seed;
 	if (zx.seconds)

@@ -1865,13 +1865,19 @@ static long long zfsx_dev_wsectors(void)
 /*
  * The file system just became read-only: from now on the device must not
  * write one more sector until it is read-write again (zonefs(5) I/O
- * ERRORS), whatever is dirty in the page cache. The writeback in flight
- * is waited for first.
+ * ERRORS), whatever is dirty in the page cache; sync() asks it to. The
+ * page cache was written back before whatever made it read-only
+ * (zfsx_before_trigger(), or the remount itself), and the held mapping
+ * stored into it just before: no writeback of the file system's own can
+ * still be in flight.
  */
+static void zfsx_check_no_write(const char *when);
+
 static void zfsx_went_rdonly(void)
 {
-	sync();
 	zx.ro_wsectors = zfsx_dev_wsectors();
+	sync();
+	zfsx_check_no_write("after sync() on the read-only file system");
 }
 
 /* Judge a read-only file system by the device's write counter. */
@@ -1950,6 +1956,43 @@ static void zfsx_hmap_release(const char *why)
 	zx.hmap.f = NULL;
 }
 
+/*
+ * --hold-map: map 1 to 16 pages of a conventional file shared and
+ * writable, and keep the mapping (its descriptor is closed: the mapping
+ * holds the file open for write).
+ */
+static void zfsx_hmap_make(void)
+{
+	struct zfsx_file *f = NULL;
+	long long pages, off;
+	unsigned char *p;
+	int i, fd;
+
+	for (i = 0; i < zx.nfiles && !f; i++)
+		if (!zx.files[i].seq && !zx.files[i].offline &&
+		    zx.files[i].cap >= 16 * ZFSX_PAGE)
+			f = &zx.files[i];
+	if (!f)
+		return;
+	pages = 1 + zfsx_below(16);
+	off = zfsx_below(f->cap / ZFSX_PAGE - pages + 1) * ZFSX_PAGE;
+	zfsx_note("hold a shared mapping of %s at %lld len %lld", f->name,
+		  off, pages * ZFSX_PAGE);
+	fd = zfsx_open(f, O_RDWR);
+	if (fd < 0)
+		return;
+	p = mmap(NULL, pages * ZFSX_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 fd, off);
+	if (p == MAP_FAILED)
+		zfsx_diverge("mmap of %s: %s", f->name, zfsx_errname(errno));
+	zfsx_close(f, fd, O_RDWR);
+	zx.hmap.f = f;
+	zx.hmap.p = p;
+	zx.hmap.off = off;
+	zx.hmap.len = pages * ZFSX_PAGE;
+	zx.hmap.dirty = 0;
+}
+
 /* Store into the held mapping: new data, which the model takes. */
 static void zfsx_op_hmap_store(void)
 {
@@ -1982,6 +2025,8 @@ static void zfsx_before_trigger(void)
 	if (!zx.global_checks || zx.rdonly)
 		return;
 	sync();
+	if (zx.hold_map && !zx.hmap.f)
+		zfsx_hmap_make();
 	if (zx.hmap.f)
 		zfsx_op_hmap_store();
 }

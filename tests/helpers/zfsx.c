@@ -1369,7 +1369,7 @@ static void zfsx_op_write(struct zfsx_file *f, int buffered)
 	struct zfsx_io io[ZFSX_MAX_DEPTH];
 	enum zfsx_how how = ZFSX_SYNC;
 	int depth = 1, direct = !buffered, append = 0, i, pick, fd, flags;
-	int uncertain = 0, bad = -1, faulty = 0, refused = 0;
+	int uncertain = 0, bad = -1, faulty = 0;
 	int refusable = f->seq && direct && zfsx_may_be_refused();
 	long long pos, total, wp = f->size, start_size = f->size, per;
 	uint32_t tag = (uint32_t)(zx.opno + 1) * 2654435761u | 1;
@@ -1517,8 +1517,6 @@ static void zfsx_op_write(struct zfsx_file *f, int buffered)
 		if (r < 0) {
 			if (ok && depth > 1 && f->seq)
 				uncertain = 1;
-			if (r == -ETOOMANYREFS || r == -EOVERFLOW)
-				refused = 1;
 			continue;
 		}
 		if (direct && (r % zx.bs))
@@ -1552,14 +1550,12 @@ static void zfsx_op_write(struct zfsx_file *f, int buffered)
 			zfsx_diverge("fstat of %s: %s", f->name,
 				     zfsx_errname(errno));
 		/*
-		 * A refusal of a later request of a write (the device closed
-		 * the zone between two) keeps what landed before it: the size
-		 * is then the device's write pointer, within what was issued.
+		 * A write refused for want of zone resources after part of it
+		 * landed (the device closed the zone between two of its
+		 * requests) returned the count that landed, synchronous or
+		 * not (zonefs(5) I/O ERRORS), which the model took above: the
+		 * size is exactly the model's.
 		 */
-		if (refused && st.st_size > f->size && st.st_size <= total) {
-			zfsx_set_tags(f, f->size, st.st_size - f->size, 0);
-			f->size = st.st_size;
-		}
 		if (st.st_size != f->size)
 			zfsx_diverge("size of %s after the write: %lld, the model has %lld (it was %lld)",
 				     f->name, (long long)st.st_size, f->size,

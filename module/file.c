@@ -657,8 +657,9 @@ static ssize_t zonefs_write_checks(struct kiocb *iocb, struct iov_iter *from)
  * the refused request started. The recovery, which waits for this
  * completion, gives the file that size.
  *
- * Context: the completion work of an asynchronous direct write (process
- * context, no lock held), before the write's recovery.
+ * Context: process context, before the write's recovery: the completion
+ * work of an asynchronous direct write, or the issuer of one sent in
+ * pieces (zonefs_dio_write_pieces()), which holds the inode lock.
  * Return: the bytes that landed (0 if none, or if the device cannot say).
  */
 static ssize_t zonefs_write_landed(struct kiocb *iocb, ssize_t size)

@@ -208,6 +208,11 @@ struct zfsx_file {
 	int offline;			/* errors=zone-offline took it */
 	int dcond;			/* the condition the target was told
 					   to report (--cond-cmd), or 0 */
+	int romount;			/* read-only when mounted: all bits
+					   taken, not only the write bits */
+	int wb_lost;			/* a writeback failed on the read-only
+					   file system: a descriptor opened
+					   before may see EROFS once */
 	unsigned int mode0, uid0, gid0;	/* as a mount makes it */
 };
 
@@ -1763,6 +1768,9 @@ static void zfsx_op_fsync(struct zfsx_file *f)
 	/* zonefs(5) ZONE FILES fsync row: writeback and a cache flush; no error here. */
 	if (f->offline)
 		zfsx_allow(&x, EIO);
+	/* Pages the read-only file system did not write back, once. */
+	if (f->wb_lost)
+		zfsx_allow(&x, EROFS);
 	ret = data ? fdatasync(fd) : fsync(fd);
 	zfsx_check("fsync", ret < 0 ? -errno : 0, &x, !f->offline);
 	if (pick < 0)
@@ -1941,8 +1949,10 @@ static void zfsx_hmap_release(const char *why)
 		if (msync(zx.hmap.p, zx.hmap.len, MS_SYNC))
 			zfsx_diverge("second msync of the held mapping of %s: %s",
 				     f->name, zfsx_errname(errno));
-		if (zx.hmap.dirty)
+		if (zx.hmap.dirty) {
 			zfsx_set_tags(f, zx.hmap.off, zx.hmap.len, 0);
+			f->wb_lost = 1;
+		}
 		zfsx_check_no_write(why);
 	} else if (msync(zx.hmap.p, zx.hmap.len, MS_SYNC)) {
 		zfsx_diverge("msync of the held mapping of %s: %s", f->name,
@@ -2546,7 +2556,8 @@ static void zfsx_op_chattr(struct zfsx_file *f)
 	 */
 	if (zfsx_pct(60)) {
 		unsigned int mode = zfsx_below(01000);
-		unsigned int taken = f->offline ? 0777 : f->zro ? 0222 : 0;
+		unsigned int taken = f->offline || f->romount ? 0777 :
+				     f->zro ? 0222 : 0;
 		int refused = !zx.rdonly && (mode & taken);
 
 		zfsx_note("chmod %s %o", f->name, mode);
@@ -2840,6 +2851,7 @@ static void zfsx_model_mount(int ro)
 		f->nfds = 0;
 		f->wrefs = 0;
 		f->zopen = 0;
+		f->romount = f->dcond == BLK_ZONE_COND_READONLY;
 		if (!f->seq) {
 			if (f->offline)
 				f->size = f->cap;

@@ -199,9 +199,10 @@ struct zfsx_file {
 	struct zfsx_fd fds[ZFSX_MAX_FDS];
 	int nfds;
 	int wrefs;			/* descriptors open for write */
-	int zopen;			/* maybe explicitly opened (active) */
+	int zopen;			/* explicitly opened for its writers */
 	int zkeep;			/* closed empty on a read-only mount:
-					   may stay active (ZNS) */
+					   active where the device keeps an
+					   empty zone closed (ZNS) */
 	long long rogue;		/* bytes the zone holds past the size */
 	long long zstart;		/* zone start on the device (bytes) */
 	int zro;			/* errors=zone-ro made it read-only */
@@ -261,6 +262,9 @@ struct zfsx {
 	unsigned int dma_mask;		/* device DMA alignment mask */
 	unsigned int max_wro;		/* max_wro_seq_files, 0: none */
 	unsigned int max_active;
+	int dev_fd;			/* read-only, for zone reports */
+	int close_keeps_empty;		/* CLOSE leaves an empty zone closed
+					   (ZNS), not empty (ZBC, null_blk) */
 	long long zone_sectors;
 	/* model of the mount */
 	struct zfsx_file files[ZFSX_MAX_FILES];
@@ -691,6 +695,12 @@ static long long zfsx_read_num(const char *fmt, const char *name)
 	return buf[0] ? atoll(buf) : -1;
 }
 
+/* The path of the device's sysfs attribute @leaf ("stat", "device/state"). */
+static void zfsx_block_path(char *path, size_t size, const char *leaf)
+{
+	snprintf(path, size, "/sys/block/%s/%s", zx.devname, leaf);
+}
+
 /* The device mounted on --dir, from /proc/mounts. */
 static void zfsx_find_dev(void)
 {
@@ -716,31 +726,40 @@ static void zfsx_find_dev(void)
 		 strrchr(zx.dev, '/') ? strrchr(zx.dev, '/') + 1 : zx.dev);
 }
 
+/*
+ * The device's report of the zone at @sector, into @z; returns the
+ * report's flags (BLK_ZONE_REP_CAPACITY).
+ */
+static unsigned int zfsx_report_zone(unsigned long long sector,
+				     struct blk_zone *z)
+{
+	union {
+		struct blk_zone_report rep;
+		char buf[sizeof(struct blk_zone_report) + sizeof(struct blk_zone)];
+	} r;
+
+	memset(&r, 0, sizeof(r));
+	r.rep.sector = sector;
+	r.rep.nr_zones = 1;
+	if (ioctl(zx.dev_fd, BLKREPORTZONE, &r.rep) || r.rep.nr_zones != 1)
+		zfsx_die("zone report of %s: %s", zx.dev, strerror(errno));
+	*z = r.rep.zones[0];
+	return r.rep.flags;
+}
+
 /* The zone behind a file: its inode number is its zone index (zonefs(5) DIRECTORY TREE). */
 static void zfsx_zone_of(struct zfsx_file *f, ino_t ino)
 {
-	struct blk_zone_report *rep;
-	long long zsect;
-	int fd;
+	struct blk_zone z;
+	unsigned int flags;
 
-	zsect = zfsx_read_num("/sys/block/%s/queue/chunk_sectors", zx.devname);
-	zx.zone_sectors = zsect;
-	fd = open(zx.dev, O_RDONLY);
-	rep = calloc(1, sizeof(*rep) + sizeof(struct blk_zone));
-	if (fd < 0 || !rep || zsect <= 0)
-		zfsx_die("cannot read the zones of %s", zx.dev);
-	rep->sector = (unsigned long long)ino * zsect;
-	f->zstart = rep->sector << 9;
-	rep->nr_zones = 1;
-	if (ioctl(fd, BLKREPORTZONE, rep) || rep->nr_zones != 1)
-		zfsx_die("zone report of %s: %s", zx.dev, strerror(errno));
-	if (f->seq) {
-		f->cap = (long long)((rep->flags & BLK_ZONE_REP_CAPACITY) ?
-				     rep->zones[0].capacity :
-				     rep->zones[0].len) << 9;
-	}
-	free(rep);
-	close(fd);
+	if (zx.zone_sectors <= 0)
+		zfsx_die("cannot read the zone size of %s", zx.dev);
+	f->zstart = ((long long)ino * zx.zone_sectors) << 9;
+	flags = zfsx_report_zone(f->zstart >> 9, &z);
+	if (f->seq)
+		f->cap = (long long)((flags & BLK_ZONE_REP_CAPACITY) ?
+				     z.capacity : z.len) << 9;
 }
 
 static void zfsx_add_file(const char *grp, long n)
@@ -812,12 +831,21 @@ static void zfsx_setup(void)
 	v = zfsx_read_num("/sys/fs/zonefs/%s/max_active_seq_files", zx.devname);
 	zx.max_active = v < 0 ? 0 : v;
 	zx.wro_quota = zx.max_wro;
+	zx.zone_sectors = zfsx_read_num("/sys/block/%s/queue/chunk_sectors",
+					zx.devname);
+	zx.dev_fd = open(zx.dev, O_RDONLY);
+	if (zx.dev_fd < 0)
+		zfsx_die("open of %s: %s", zx.dev, strerror(errno));
+	/*
+	 * ZNS closes an explicitly opened empty zone to closed, which keeps
+	 * it active; ZBC and null_blk make it empty again.
+	 */
+	zx.close_keeps_empty = !strncmp(zx.devname, "nvme", 4);
 	zfsx_parse_files(zx.files_arg);
 	if (zx.events & (1U << ZFSX_EV_DEAD)) {
 		char path[PATH_MAX + 32];
 
-		snprintf(path, sizeof(path), "/sys/block/%s/device/state",
-			 zx.devname);
+		zfsx_block_path(path, sizeof(path), "device/state");
 		if (access(path, W_OK))
 			zfsx_die("the dead event needs a SCSI device: no %s", path);
 	}
@@ -930,7 +958,8 @@ static void zfsx_close(struct zfsx_file *f, int fd, int flags)
 		/*
 		 * zonefs(5) I/O ERRORS: a read-only file system resets no zone, and ZNS
 		 * keeps a zone closed with no data active, until it is
-		 * written or reset, also after a remount read-write.
+		 * written or reset: by a truncation, or by the zone work of
+		 * a remount read-write or a read-write mount.
 		 */
 		if (f->zopen)
 			f->zkeep = !f->size && zx.rdonly;
@@ -1030,39 +1059,45 @@ static void zfsx_op_stat(struct zfsx_file *f)
 }
 
 /*
+ * Whether @f's zone is active as zonefs(5) SYSFS counts it: open by
+ * explicit-open or partly written, and neither full, offline nor
+ * read-only. A zone closed empty on a read-only mount is active where the
+ * device keeps it closed.
+ */
+static int zfsx_model_active(const struct zfsx_file *f)
+{
+	if (!f->seq || f->size >= f->cap || f->zro || f->offline)
+		return 0;
+	/* The device's view: data past a size of 0 is active too. */
+	return f->size > 0 || f->rogue || f->zopen ||
+	       (f->zkeep && zx.close_keeps_empty);
+}
+
+/*
  * zonefs(5) SYSFS: nr_wro_seq_files is the number of sequential files open for
- * write; nr_active_seq_files counts the zones open or partly written. A
- * zone reset while explicitly open may stay open: counted as maybe.
+ * write; nr_active_seq_files counts the zones open or partly written,
+ * exactly. A file still open for write on a zone an error took away is
+ * one of two answers: it counts as open for write, or it gave its slot
+ * back (zonefs(5) I/O ERRORS); the count is one or the other.
  */
 static void zfsx_op_sysfs(void)
 {
-	long long wro, act, lo = 0, hi = 0;
+	long long wro, act, want = 0;
 	int i;
 
 	zfsx_note("sysfs counters");
 	if (!zx.global_checks)
 		return;
-	for (i = 0; i < zx.nfiles; i++) {
-		struct zfsx_file *f = &zx.files[i];
-
-		if (!f->seq || f->size >= f->cap || f->zro || f->offline)
-			continue;
-		/* The device's view: data past a size of 0 is active too. */
-		if (f->size > 0 || f->rogue) {
-			lo++;
-			hi++;
-		} else if (f->zopen || f->zkeep) {
-			hi++;
-		}
-	}
+	for (i = 0; i < zx.nfiles; i++)
+		want += zfsx_model_active(&zx.files[i]);
 	wro = zfsx_read_num("/sys/fs/zonefs/%s/nr_wro_seq_files", zx.devname);
 	act = zfsx_read_num("/sys/fs/zonefs/%s/nr_active_seq_files",
 			    zx.devname);
 	zfsx_note_more(" -> wro %lld active %lld", wro, act);
-	if (wro < zfsx_nwro_good() || wro > zx.nwro)
-		zfsx_diverge("nr_wro_seq_files is %lld, the model has %d..%d",
+	if (wro != zfsx_nwro_good() && wro != zx.nwro)
+		zfsx_diverge("nr_wro_seq_files is %lld, the model has %d or %d",
 			     wro, zfsx_nwro_good(), zx.nwro);
-	if (act < lo || act > hi) {
+	if (act != want) {
 		printf("zfsx: the model's sequential files (name size open-for-write explicitly-open closed-empty rogue-bytes):\n");
 		for (i = 0; i < zx.nfiles; i++) {
 			struct zfsx_file *f = &zx.files[i];
@@ -1073,8 +1108,8 @@ static void zfsx_op_sysfs(void)
 				       f->rogue, f->zro ? " read-only" : "",
 				       f->offline ? " offline" : "");
 		}
-		zfsx_diverge("nr_active_seq_files is %lld, the model has %lld..%lld",
-			     act, lo, hi);
+		zfsx_diverge("nr_active_seq_files is %lld, the model has %lld",
+			     act, want);
 	}
 }
 
@@ -1096,13 +1131,8 @@ static int zfsx_may_be_refused(void)
 		return 0;
 	if (!zx.global_checks)
 		return 1;
-	for (i = 0; i < zx.nfiles; i++) {
-		struct zfsx_file *f = &zx.files[i];
-
-		if (f->seq && f->size < f->cap && !f->zro && !f->offline &&
-		    (f->size > 0 || f->rogue || f->zopen || f->zkeep))
-			act++;
-	}
+	for (i = 0; i < zx.nfiles; i++)
+		act += zfsx_model_active(&zx.files[i]);
 	return act >= (int)zx.max_active;
 }
 
@@ -1857,7 +1887,7 @@ static long long zfsx_dev_wsectors(void)
 	char path[PATH_MAX + 32];
 	FILE *fp;
 
-	snprintf(path, sizeof(path), "/sys/block/%s/stat", zx.devname);
+	zfsx_block_path(path, sizeof(path), "stat");
 	fp = fopen(path, "r");
 	if (!fp || fscanf(fp, "%lld %lld %lld %lld %lld %lld %lld", &v[0],
 			  &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]) != 7)
@@ -2221,7 +2251,7 @@ static void zfsx_dev_state(const char *state)
 	char path[PATH_MAX + 32];
 	FILE *fp;
 
-	snprintf(path, sizeof(path), "/sys/block/%s/device/state", zx.devname);
+	zfsx_block_path(path, sizeof(path), "device/state");
 	fp = fopen(path, "w");
 	if (!fp || fputs(state, fp) < 0 || fclose(fp))
 		zfsx_die("cannot set %s to %s", path, state);
@@ -2536,6 +2566,12 @@ static void zfsx_op_remount(void)
 			     "read-only" : "read-write");
 	if (was && !ro) {
 		zfsx_check_closed_behind(opened, nopened);
+		/*
+		 * The zone work of a read-write mount resets a zone left
+		 * closed with no data (zonefs(5) MOUNT OPTIONS).
+		 */
+		for (i = 0; i < zx.nfiles; i++)
+			zx.files[i].zkeep = 0;
 		zfsx_find_rogues();
 	}
 	for (i = 0; i < zx.nfiles; i++)
@@ -2708,8 +2744,8 @@ static void zfsx_one_op(void)
 /*
  * Judge by the device: the zone report of each sequential file must show
  * what the model says the zone holds, its size plus what a rogue writer
- * put past it (zonefs(5) I/O ERRORS), a full zone once that is the
- * capacity and an empty one at 0. Zones that errors= took away, or that
+ * put past it (zonefs(5) I/O ERRORS), in the condition the model allows
+ * (zfsx_model_conds()). Zones that errors= took away, or that
  * the target reports read-only or offline, are left out: their write
  * pointer is the device's business once the file is no longer written.
  * Run after each device event and remount, every 100 operations and at
@@ -2721,42 +2757,58 @@ static void zfsx_one_op(void)
  */
 static long long zfsx_zone_data(struct zfsx_file *f, int *cond)
 {
-	struct blk_zone_report *rep;
-	struct blk_zone *z;
+	struct blk_zone z;
 	long long data;
-	int fd;
 
-	fd = open(zx.dev, O_RDONLY);
-	rep = calloc(1, sizeof(*rep) + sizeof(struct blk_zone));
-	if (fd < 0 || !rep)
-		zfsx_die("cannot read the zones of %s", zx.dev);
-	rep->sector = f->zstart >> 9;
-	rep->nr_zones = 1;
-	if (ioctl(fd, BLKREPORTZONE, rep) || rep->nr_zones != 1)
-		zfsx_die("zone report of %s: %s", zx.dev, strerror(errno));
-	z = &rep->zones[0];
-	*cond = z->cond;
-	switch (z->cond) {
+	zfsx_report_zone(f->zstart >> 9, &z);
+	*cond = z.cond;
+	switch (z.cond) {
 	case BLK_ZONE_COND_FULL:
 		data = f->cap;
 		break;
 	case BLK_ZONE_COND_IMP_OPEN:
 	case BLK_ZONE_COND_EXP_OPEN:
 	case BLK_ZONE_COND_CLOSED:
-		data = (long long)(z->wp - z->start) << 9;
+		data = (long long)(z.wp - z.start) << 9;
 		break;
 	default:
 		data = 0;
 		break;
 	}
-	free(rep);
-	close(fd);
 	return data;
+}
+
+/*
+ * The one or two conditions the model allows @f's zone holding @data
+ * bytes: full at the capacity; open explicitly while the file holds it
+ * open (explicit-open); empty with no data, or closed where the device
+ * keeps an empty zone closed (zkeep); with data and no explicit open,
+ * open implicitly by the writes or closed (by the module's last close, a
+ * mount, or the device making room). Returns how many, in @c.
+ */
+static int zfsx_model_conds(const struct zfsx_file *f, long long data, int c[2])
+{
+	if (data >= f->cap) {
+		c[0] = BLK_ZONE_COND_FULL;
+		return 1;
+	}
+	if (f->zopen) {
+		c[0] = BLK_ZONE_COND_EXP_OPEN;
+		return 1;
+	}
+	if (!data) {
+		c[0] = f->zkeep && zx.close_keeps_empty ? BLK_ZONE_COND_CLOSED :
+							  BLK_ZONE_COND_EMPTY;
+		return 1;
+	}
+	c[0] = BLK_ZONE_COND_IMP_OPEN;
+	c[1] = BLK_ZONE_COND_CLOSED;
+	return 2;
 }
 
 static void zfsx_check_device(const char *when)
 {
-	int i, cond;
+	int i, cond, c[2], nc;
 
 	if (!zx.global_checks)
 		return;
@@ -2769,18 +2821,14 @@ static void zfsx_check_device(const char *when)
 			continue;
 		wp = zfsx_zone_data(f, &cond);
 		want = f->size + f->rogue;
-		if (cond != BLK_ZONE_COND_FULL && cond != BLK_ZONE_COND_EMPTY &&
-		    cond != BLK_ZONE_COND_IMP_OPEN &&
-		    cond != BLK_ZONE_COND_EXP_OPEN &&
-		    cond != BLK_ZONE_COND_CLOSED)
-			zfsx_diverge("%s: the zone of %s is in condition 0x%x, the model has it writable",
-				     when, f->name, cond);
 		if (wp != want)
 			zfsx_diverge("%s: the device's write pointer of %s is %lld, the model has %lld (size %lld, rogue %lld)",
 				     when, f->name, wp, want, f->size, f->rogue);
-		if ((want == f->cap) != (cond == BLK_ZONE_COND_FULL))
-			zfsx_diverge("%s: the zone of %s is in condition 0x%x with %lld of %lld bytes",
-				     when, f->name, cond, want, f->cap);
+		nc = zfsx_model_conds(f, want, c);
+		if (cond != c[0] && (nc < 2 || cond != c[1]))
+			zfsx_diverge("%s: the zone of %s is in condition 0x%x with %lld of %lld bytes, the model has 0x%x or 0x%x (writers %d, explicitly open %d, closed empty %d)",
+				     when, f->name, cond, want, f->cap, c[0],
+				     c[nc - 1], f->wrefs, f->zopen, f->zkeep);
 		zx.cnt->dev_checks++;
 	}
 }

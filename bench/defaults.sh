@@ -12,7 +12,7 @@
 : "${BENCH_ZNS_APPEND_MB:=8}"	# the same on ZNS: 1 MiB there is 50 ms
 : "${BENCH_SCALE:=1}"		# 0: skip the 75,000- and 300,000-zone disks
 : "${BENCH_MILLION:=0}"		# 1: add the 1,000,000-zone disk
-: "${BENCH_PROFILE:=1}"		# 0: no perf profiles
+: "${BENCH_PROFILE:=1}"		# 0: no perf profiles, no block layer trace
 : "${BENCH_LSM:=1}"		# 0: skip the LSM-tree workload
 : "${BENCH_LSM_SECONDS:=10}"	# seconds of each of its runs
 # Its runs: at most BENCH_REPS, 3 by default (a BENCH_REPS that is no

@@ -246,6 +246,7 @@ main() {
 	[ -z "$ZNS_DEV" ] || timed "throughput measures (ZNS)" throughput "$ZNS_DEV" zns
 	if [ -n "$ZNS_DEV" ] && [ "$BENCH_PROFILE" = 1 ]; then
 		timed "profiles of the ZNS 1 MiB QD8 write" profile_tp zns
+		timed "block layer trace of the ZNS 1 MiB QD8 write" trace_tp zns
 	fi
 	if [ "$BENCH_LSM" = 1 ]; then
 		timed "LSM measures (ZBC)" lsm "$ZBC_DEV" lsm

@@ -266,3 +266,97 @@ profile_tp() {
 	mod_unload
 	log "profiles of the $1 1 MiB QD8 write: $out/profile-$1-write_qd8-{ours,stock,raw}.txt"
 }
+
+# trace_stats DEVNUM: from an ftrace log of block_rq_issue and
+# block_rq_complete on stdin, the device DEVNUM's (MAJ,MIN) requests:
+# count, mean size, the device's time per request (issue to completion),
+# the mean number of requests at the device, the share of the time it
+# had none, and the gap from a completion that left it idle to the next
+# issue (mean and median).
+trace_stats() {
+	awk -v dev="$1" -v gapfile="$tmp/gaps" '
+		$0 !~ " " dev " " { next }
+		/block_rq_issue:/ || /block_rq_complete:/ {
+			t = -1
+			for (i = 2; i <= NF; i++)
+				if ($i ~ /^block_rq_(issue|complete):$/)
+					t = $(i - 1) + 0
+			for (i = 1; i <= NF; i++)
+				if ($i == "+")
+					break
+			if (t < 0 || i > NF)
+				next
+			key = $(i - 1)
+			if (first == "")
+				first = t
+			else
+				area += inflight * (t - last)
+			if (inflight == 0 && last != "")
+				idle += t - last
+			last = t
+			if (/block_rq_issue:/) {
+				if (inflight == 0 && done != "") {
+					print (t - done) * 1e6 >gapfile
+					g += t - done
+					ng++
+				}
+				issued[key] = t
+				inflight++
+				nreq++
+				sectors += $(i + 1)
+			} else if (key in issued) {
+				svc += t - issued[key]
+				nsvc++
+				delete issued[key]
+				inflight--
+				done = t
+			}
+		}
+		END {
+			close(gapfile)
+			if (!nreq || !nsvc || last <= first) {
+				print "no requests traced"
+				exit
+			}
+			span = last - first
+			printf "%d requests of %.0f KiB on average in %.3f s; at the device %.0f us each, %.2f requests at once on average, none %.0f%% of the time; from a completion that left it idle to the next issue %.0f us on average",
+				nreq, sectors / nreq / 2, span, svc / nsvc * 1e6,
+				area / span, idle / span * 100, ng ? g / ng * 1e6 : 0
+		}'
+	if [ -s "$tmp/gaps" ]; then
+		sort -n "$tmp/gaps" | awk '{ v[NR] = $1 } END { printf ", median %.0f us (%d gaps)", v[int((NR + 1) / 2)], NR }'
+	fi
+	echo
+	rm -f "$tmp/gaps"
+}
+
+# trace_tp PREFIX: after throughput PREFIX, one 1 MiB QD8 write run of
+# each target with the block layer's request events traced on its disk
+# (not recorded as a sample): what the device saw, to
+# OUT/trace-PREFIX-write_qd8.txt.
+trace_tp() {
+	local t tr=/sys/kernel/tracing devnum e file=$out/trace-$1-write_qd8.txt
+	if [ ! -w "$tr/trace" ]; then
+		log "no $tr: the block layer trace is left out"
+		return 0
+	fi
+	devnum=$(tr ':' ',' <"/sys/block/${dev#/dev/}/dev")
+	echo "the block layer under one 1 MiB QD8 write run of $((tp_mb)) MiB on $dev (block_rq_issue, block_rq_complete)" >"$file"
+	echo 8192 >"$tr/buffer_size_kb"
+	for t in ours stock raw; do
+		: >"$tr/trace"
+		for e in block_rq_issue block_rq_complete; do
+			echo 1 >"$tr/events/block/$e/enable"
+		done
+		tp_one "trace.write_qd8" "$t" 1
+		for e in block_rq_issue block_rq_complete; do
+			echo 0 >"$tr/events/block/$e/enable"
+		done
+		echo "$t: $(trace_stats "$devnum" <"$tr/trace")" >>"$file"
+	done
+	: >"$tr/trace"
+	echo 1408 >"$tr/buffer_size_kb"
+	mod_unload
+	log "block layer trace of the $1 1 MiB QD8 write: $file"
+	sed 's/^/  /' "$file"
+}

@@ -149,6 +149,8 @@ perf_top() {
 		--sort sym --percent-limit 2 -g none >"$tmp/incl" 2>/dev/null || true
 	perf report -q -i "$data" --stdio --no-children \
 		--sort dso -g none >"$tmp/dso" 2>/dev/null || true
+	perf report -q -i "$data" --stdio --children \
+		--sort sym --percent-limit 0.05 -g none >"$tmp/path" 2>/dev/null || true
 	{
 		echo "# self time by symbol"
 		sed '/^$/d' "$tmp/self" | sed -n '1,40p'
@@ -156,6 +158,8 @@ perf_top() {
 		sed '/^$/d' "$tmp/incl" | sed -n '1,60p'
 		echo "# self time by binary"
 		sed '/^$/d' "$tmp/dso" | sed -n '1,12p'
+		echo "# the file systems' and the I/O path's own functions, inclusive, down to 0.05%"
+		grep -E '\[k\] (zonefs_|iomap_|blkdev_|aio_|io_submit|file_modified|file_update_time|file_remove_privs|__mark_inode_dirty|generic_update_time|inode_|mutex_|down_write|up_write|down_read|submit_bio|blk_mq_submit_bio|bio_iov_iter_get_pages|__bio_iov_iter_get_pages|iov_iter_get_pages|pin_user_pages|__queue_work|queue_work|try_to_wake_up|kmem_cache_alloc|bio_alloc|invalidate_inode_pages|filemap_write_and_wait|kiocb_|generic_write_checks)' "$tmp/path" | sed -n '1,60p' || true
 	} >"$out/profile-$name.txt"
 	rm -f "$data"
 }

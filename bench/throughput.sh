@@ -335,7 +335,7 @@ trace_stats() {
 # (not recorded as a sample): what the device saw, to
 # OUT/trace-PREFIX-write_qd8.txt.
 trace_tp() {
-	local t tr=/sys/kernel/tracing devnum e file=$out/trace-$1-write_qd8.txt
+	local t tr=/sys/kernel/tracing devnum e clock file=$out/trace-$1-write_qd8.txt
 	if [ ! -w "$tr/trace" ]; then
 		log "no $tr: the block layer trace is left out"
 		return 0
@@ -343,6 +343,10 @@ trace_tp() {
 	devnum=$(tr ':' ',' <"/sys/block/${dev#/dev/}/dev")
 	echo "the block layer under one 1 MiB QD8 write run of $((tp_mb)) MiB on $dev (block_rq_issue, block_rq_complete)" >"$file"
 	echo 8192 >"$tr/buffer_size_kb"
+	# One clock for every CPU: the issue and the completion of a request
+	# are often stamped on different vCPUs.
+	clock=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$tr/trace_clock")
+	echo global >"$tr/trace_clock"
 	for t in ours stock raw; do
 		: >"$tr/trace"
 		for e in block_rq_issue block_rq_complete; do
@@ -355,6 +359,7 @@ trace_tp() {
 		echo "$t: $(trace_stats "$devnum" <"$tr/trace")" >>"$file"
 	done
 	: >"$tr/trace"
+	echo "${clock:-local}" >"$tr/trace_clock"
 	echo 1408 >"$tr/buffer_size_kb"
 	mod_unload
 	log "block layer trace of the $1 1 MiB QD8 write: $file"

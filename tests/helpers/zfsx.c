@@ -1756,26 +1756,27 @@ static void zfsx_op_truncate(struct zfsx_file *f)
 	zx.cnt->truncs++;
 	if (ret < 0)
 		return;
-	f->zkeep = 0;
 	if (size == 0) {
+		/*
+		 * zonefs(5) I/O ERRORS: with explicit-open, a file open for
+		 * write holds its zone open, also once reset (and one that
+		 * was full). A reset closes the zone, and explicit-open as
+		 * mounted now opens it again for the writers. The truncation
+		 * of an empty file sends nothing when its zone is empty on
+		 * the device or held open for its writers: it stays as it is.
+		 */
+		int noop = !f->size && !f->rogue &&
+			   (f->zopen || !(f->zkeep && zx.close_keeps_empty));
+
 		memset(f->tag, 0, f->nblocks * sizeof(*f->tag));
-		/*
-		 * zonefs(5) I/O ERRORS: with explicit-open, a file open for write holds its
-		 * zone open, also once reset (and one that was full).
-		 */
-		/*
-		 * A reset closes the zone, and explicit-open as mounted now
-		 * opens it again for the writers; an empty file's zone held
-		 * open needs no reset and stays held.
-		 */
-		if (f->seq)
-			f->zopen = (f->zopen && !f->size) ||
-				   (f->wrefs && zx.explicit_open);
+		if (f->seq && !noop)
+			f->zopen = f->wrefs && zx.explicit_open;
 	} else if (size > f->size) {
 		/* A finished zone reads what the device has there. */
 		zfsx_set_tags(f, f->size, size - f->size, 0);
 		f->zopen = 0;
 	}
+	f->zkeep = 0;
 	if (size >= f->cap)
 		f->zopen = 0;
 	f->size = size;
@@ -2317,6 +2318,7 @@ static void zfsx_event_dead(struct zfsx_file *f)
 static void zfsx_op_event(void)
 {
 	int i, n = 0, idx[ZFSX_MAX_FILES], by_trunc, nev = 0, fd = -1;
+	int lost_open;
 	enum zfsx_event evs[ZFSX_NR_EVENTS], ev;
 	struct zfsx_errs x = { 0 };
 	long long k, dsize, ret;
@@ -2372,6 +2374,8 @@ static void zfsx_op_event(void)
 		return;
 	}
 	zfsx_before_trigger();
+	/* A reset behind the mount ends an explicit open the file held. */
+	lost_open = ev == ZFSX_EV_RESET && f->zopen;
 	switch (ev) {
 	case ZFSX_EV_WRITE:
 	case ZFSX_EV_RESET:
@@ -2411,6 +2415,16 @@ static void zfsx_op_event(void)
 			     zfsx_event_names[ev], f->name);
 	}
 	zfsx_model_error(f, ev, dsize);
+	/*
+	 * zonefs(5) I/O ERRORS: the recovery opens such a zone again for
+	 * the file's writers if the file system and the zone can still be
+	 * written and explicit-open is on; errors=remount-ro made the file
+	 * system read-only first. (No reset is made where the device could
+	 * refuse that open.)
+	 */
+	if (lost_open)
+		f->zopen = f->wrefs && zx.explicit_open && !zx.rdonly &&
+			   !f->zro && !f->offline && f->size < f->cap;
 	zx.cnt->events++;
 	zfsx_check_error(f, "after the device event");
 	if (fd >= 0) {

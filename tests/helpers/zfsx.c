@@ -858,6 +858,7 @@ static void zfsx_allow_refusal(struct zfsx_errs *x);
 static void zfsx_check_device(const char *when);
 static void zfsx_op_cycle(void);
 static long long zfsx_zone_data(struct zfsx_file *f, int *cond);
+static void zfsx_model_reopen(struct zfsx_file *f);
 
 static int zfsx_writable(int flags)
 {
@@ -1705,7 +1706,7 @@ static void zfsx_op_read(struct zfsx_file *f)
 static void zfsx_op_truncate(struct zfsx_file *f)
 {
 	struct zfsx_errs x = { 0 };
-	int r = zfsx_below(100), pick = -1, ok = 0;
+	int r = zfsx_below(100), pick = -1, ok = 0, reopen = 0;
 	long long size, ret;
 
 	if (r < 40 || (r < 70 && f->size == f->cap))
@@ -1769,8 +1770,7 @@ static void zfsx_op_truncate(struct zfsx_file *f)
 			   (f->zopen || !(f->zkeep && zx.close_keeps_empty));
 
 		memset(f->tag, 0, f->nblocks * sizeof(*f->tag));
-		if (f->seq && !noop)
-			f->zopen = f->wrefs && zx.explicit_open;
+		reopen = f->seq && !noop;
 	} else if (size > f->size) {
 		/* A finished zone reads what the device has there. */
 		zfsx_set_tags(f, f->size, size - f->size, 0);
@@ -1780,6 +1780,8 @@ static void zfsx_op_truncate(struct zfsx_file *f)
 	if (size >= f->cap)
 		f->zopen = 0;
 	f->size = size;
+	if (reopen)
+		zfsx_model_reopen(f);
 	zfsx_check_stat(f, "after truncate");
 }
 
@@ -2469,7 +2471,7 @@ static void zfsx_find_rogues(void)
 		f->zkeep = 0;
 		f->size = 0;
 		memset(f->tag, 0, f->nblocks * sizeof(*f->tag));
-		f->zopen = f->wrefs && zx.explicit_open;
+		zfsx_model_reopen(f);
 		zfsx_check_stat(f, "after truncation to 0");
 	}
 }
@@ -2818,6 +2820,28 @@ static int zfsx_model_conds(const struct zfsx_file *f, long long data, int c[2])
 	c[0] = BLK_ZONE_COND_IMP_OPEN;
 	c[1] = BLK_ZONE_COND_CLOSED;
 	return 2;
+}
+
+/*
+ * After a reset of @f's zone (now empty), with explicit-open the module
+ * opens it again for the file's writers (zonefs(5) I/O ERRORS). A device
+ * with open and active limits may refuse that open for want of
+ * resources, and the zone then stays empty: both are right, and the
+ * device's report says which one happened, which must be one of them.
+ */
+static void zfsx_model_reopen(struct zfsx_file *f)
+{
+	int cond;
+
+	f->zopen = f->wrefs && zx.explicit_open;
+	if (!f->zopen || !zx.global_checks || !zx.max_wro || !zx.max_active)
+		return;
+	zfsx_zone_data(f, &cond);
+	if (cond != BLK_ZONE_COND_EXP_OPEN && cond != BLK_ZONE_COND_EMPTY)
+		zfsx_diverge("after the reset of %s for its writers, its zone is in condition 0x%x, not open or empty",
+			     f->name, cond);
+	f->zopen = cond == BLK_ZONE_COND_EXP_OPEN;
+	zx.cnt->dev_checks++;
 }
 
 static void zfsx_check_device(const char *when)

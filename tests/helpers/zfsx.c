@@ -2529,8 +2529,6 @@ static void zfsx_check_closed_behind(struct zfsx_file **opened, int n)
 		if (cond != want)
 			zfsx_diverge("after a remount read-write the zone of %s, opened behind the read-only mount, is in condition 0x%x, not 0x%x",
 				     f->name, cond, want);
-		if (!data)
-			f->zkeep = 0;
 		zx.cnt->dev_checks++;
 	}
 }

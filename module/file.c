@@ -22,6 +22,7 @@
 #include <linux/slab.h>
 #include <linux/blkdev.h>
 #include <linux/sched/signal.h>
+#include <linux/ioprio.h>
 
 #include "zonefs.h"
 #include "trace.h"
@@ -118,8 +119,44 @@ static int zonefs_write_map_blocks(struct iomap_writepage_ctx *wpc,
 				  IOMAP_WRITE, &wpc->iomap, NULL);
 }
 
+/* iomap's completion of a writeback bio (zonefs_prepare_ioend()). */
+static bio_end_io_t *zonefs_iomap_wb_end_io;
+
+/*
+ * Writeback bio completion, in any context: a write that the device failed
+ * applies the errors= policy (zonefs_note_error()); iomap then ends the
+ * pages' writeback and records the error for fsync(), as always. An error
+ * that fsync() reports without such a failure (pages left unwritten
+ * because the file is read-only, the page cache found stale after a
+ * direct write) is the caller's alone.
+ */
+static void zonefs_wb_bio_end_io(struct bio *bio)
+{
+	struct iomap_ioend *ioend = bio->bi_private;
+
+	if (zonefs_status_is_device(bio->bi_status))
+		zonefs_note_error(ioend->io_inode, ZONEFS_ERR_DEVICE, false);
+	READ_ONCE(zonefs_iomap_wb_end_io)(bio);
+}
+
+/*
+ * Before an ioend's last bio (the one the others of the ioend complete
+ * into) is sent: iomap has just set its own completion, which
+ * zonefs_wb_bio_end_io() calls in turn. An ioend failed before it was
+ * sent (@status) never reached the device: left as it is.
+ */
+static int zonefs_prepare_ioend(struct iomap_ioend *ioend, int status)
+{
+	if (status)
+		return status;
+	WRITE_ONCE(zonefs_iomap_wb_end_io, ioend->io_bio->bi_end_io);
+	ioend->io_bio->bi_end_io = zonefs_wb_bio_end_io;
+	return 0;
+}
+
 static const struct iomap_writeback_ops zonefs_writeback_ops = {
 	.map_blocks	= zonefs_write_map_blocks,
+	.prepare_ioend	= zonefs_prepare_ioend,
 };
 
 static int zonefs_writepages(struct address_space *mapping,
@@ -243,7 +280,7 @@ static int zonefs_file_truncate(struct inode *inode, loff_t isize)
 	 */
 	ret = zonefs_zone_mgmt(inode, op);
 	if (ret) {
-		if (!zonefs_error_is_resource(ret) && ret != -EROFS)
+		if (zonefs_errno_is_device(ret))
 			zonefs_zone_resync(inode, ZONEFS_ERR_DEVICE);
 		goto unlock;
 	}
@@ -448,33 +485,6 @@ void zonefs_file_init(struct inode *inode, unsigned int nzones)
 }
 
 /*
- * Errors a direct I/O can complete with although the device never failed
- * it, caused by the caller: a user page that cannot be pinned (EFAULT), a
- * buffer the block layer finds misaligned (EINVAL: checked before the I/O
- * starts, so only if the device's limits changed meanwhile), no block
- * layer resource (ENOMEM), or a non-blocking I/O that would have had to
- * wait (EAGAIN). Any writer could cause those: they apply no errors=.
- */
-static bool zonefs_error_is_fault(int error)
-{
-	switch (error) {
-	case -EFAULT:
-	case -EINVAL:
-	case -ENOMEM:
-	case -EAGAIN:
-		return true;
-	default:
-		return false;
-	}
-}
-
-/* The errors of a direct I/O that are not the device failing. */
-static bool zonefs_error_is_local(int error)
-{
-	return zonefs_error_is_fault(error) || zonefs_error_is_resource(error);
-}
-
-/*
  * A direct I/O must be block aligned, and its buffer must meet the
  * device's DMA alignment. A write to a sequential file also needs every
  * segment of its buffer aligned to the block, which is the zone write
@@ -499,16 +509,55 @@ static bool zonefs_dio_is_aligned(struct kiocb *iocb, struct iov_iter *iter,
 }
 
 /*
- * Direct read completion, in any context: a device error is recorded, and
- * recovered from in process context (zonefs_note_error()), so that an
- * asynchronous read learns of a zone gone bad as a synchronous one does.
+ * Each direct I/O bio carries its inode, so that its completion can record
+ * what the device answered (zonefs_status_is_device()) where the I/O's
+ * completion finds it: the errno that reaches the end of a direct I/O
+ * cannot tell a device failure from a signal or a bad user page.
+ */
+struct zonefs_dio_bio {
+	struct inode	*inode;
+	struct bio	bio;	/* last: the bio_set's front pad is the rest */
+};
+
+static struct bio_set zonefs_dio_bio_set;
+
+static struct inode *zonefs_bio_inode(struct bio *bio)
+{
+	return container_of(bio, struct zonefs_dio_bio, bio)->inode;
+}
+
+/* Read bio completion, in any context: a device failure is recorded. */
+static void zonefs_read_bio_end_io(struct bio *bio)
+{
+	if (zonefs_status_is_device(bio->bi_status))
+		zonefs_recovery_set(zonefs_bio_inode(bio),
+				    ZONEFS_RECOVERY_NO_WRITE);
+	iomap_dio_bio_end_io(bio);
+}
+
+static void zonefs_read_submit_io(const struct iomap_iter *iter,
+				  struct bio *bio, loff_t file_offset)
+{
+	container_of(bio, struct zonefs_dio_bio, bio)->inode = iter->inode;
+	bio->bi_end_io = zonefs_read_bio_end_io;
+	submit_bio(bio);
+}
+
+/*
+ * Direct read completion, in any context: a read that the device failed
+ * (a bio of it completed with a device status) is recorded for recovery
+ * in process context (zonefs_note_error()), so that an asynchronous read
+ * learns of a zone gone bad as a synchronous one does. Any other error (a
+ * signal, a bad user page) is only the caller's.
  */
 static int zonefs_read_dio_end_io(struct kiocb *iocb, ssize_t size,
 				  int error, unsigned int flags)
 {
+	struct inode *inode = file_inode(iocb->ki_filp);
+
 	/* A non-blocking read leaves the recovery to the work queue. */
-	if (error && !zonefs_error_is_local(error))
-		zonefs_note_error(file_inode(iocb->ki_filp), ZONEFS_ERR_NO_WRITE,
+	if (error && zonefs_recovery_test(inode, ZONEFS_RECOVERY_NO_WRITE))
+		zonefs_note_error(inode, ZONEFS_ERR_NO_WRITE,
 				  is_sync_kiocb(iocb) &&
 				  !(iocb->ki_flags & IOCB_NOWAIT));
 
@@ -517,6 +566,8 @@ static int zonefs_read_dio_end_io(struct kiocb *iocb, ssize_t size,
 
 static const struct iomap_dio_ops zonefs_read_dio_ops = {
 	.end_io		= zonefs_read_dio_end_io,
+	.submit_io	= zonefs_read_submit_io,
+	.bio_set	= &zonefs_dio_bio_set,
 };
 
 static ssize_t zonefs_file_dio_read(struct kiocb *iocb, struct iov_iter *to)
@@ -680,24 +731,27 @@ static ssize_t zonefs_write_landed(struct kiocb *iocb, ssize_t size)
 /*
  * Direct write completion: the device acknowledged @size bytes at
  * ki_pos, so a sequential file grows to there. Completions can be seen out
- * of order, so the size only ever grows. A failed write is recorded for
- * recovery (zonefs_note_error()), unless nothing of it was sent: then the
- * issuer gives back the write pointer it reserved and nothing else
- * changed. An asynchronous write refused for want of zone resources after
- * part of it landed completes with the count that landed, as a
- * synchronous one returns it (zonefs_file_dio_write()).
+ * of order, so the size only ever grows. A write that the device failed (a
+ * bio of the file completed with a device status,
+ * zonefs_write_bio_status()) is recorded for the errors= recovery
+ * (zonefs_note_error()). Any other failure is the caller's: a signal or a
+ * bad page while pinning the buffer, a refusal. If part of such a write was
+ * sent, the recovery takes what the file's own writes put in the zone;
+ * if nothing was, the issuer gives back the write pointer it reserved and
+ * nothing else changed. An asynchronous write refused for want of zone
+ * resources after part of it landed completes with the count that landed,
+ * as a synchronous one returns it (zonefs_file_dio_write()).
  */
 static int zonefs_write_dio_end_io(struct kiocb *iocb, ssize_t size,
 				   int error, unsigned int flags)
 {
 	struct inode *inode = file_inode(iocb->ki_filp);
 	struct zonefs_inode_info *zi = ZONEFS_I(inode);
-	bool local = zonefs_error_is_local(error);
 	bool seq = zonefs_inode_is_seq(inode);
 	ssize_t landed = 0;
 
 	if (error) {
-		if (!local)
+		if (zonefs_recovery_test(inode, ZONEFS_RECOVERY_DEVICE))
 			zonefs_note_error(inode, ZONEFS_ERR_DEVICE,
 					  is_sync_kiocb(iocb));
 		else if (size)
@@ -720,17 +774,6 @@ static int zonefs_write_dio_end_io(struct kiocb *iocb, ssize_t size,
 }
 
 /*
- * Each write bio carries its inode, so that its completion can tell a
- * refusal for want of zone resources from a device failure.
- */
-struct zonefs_dio_bio {
-	struct inode	*inode;
-	struct bio	bio;	/* last: the bio_set's front pad is the rest */
-};
-
-static struct bio_set zonefs_dio_bio_set;
-
-/*
  * A device out of open or active zones refuses the first request it
  * cannot take (ETOOMANYREFS, EOVERFLOW) and changes nothing; the requests
  * of the file that follow it (the rest of the write's pieces, the writes
@@ -743,8 +786,7 @@ static struct bio_set zonefs_dio_bio_set;
  */
 static void zonefs_write_bio_status(struct bio *bio)
 {
-	struct zonefs_dio_bio *zb = container_of(bio, struct zonefs_dio_bio, bio);
-	struct inode *inode = zb->inode;
+	struct inode *inode = zonefs_bio_inode(bio);
 	int error = blk_status_to_errno(bio->bi_status);
 
 	if (zonefs_error_is_resource(error)) {
@@ -759,6 +801,8 @@ static void zonefs_write_bio_status(struct bio *bio)
 		else if (zonefs_recovery_test(inode,
 					      ZONEFS_RECOVERY_REFUSED_ACTIVE))
 			bio->bi_status = BLK_STS_ZONE_ACTIVE_RESOURCE;
+		else if (zonefs_status_is_device(bio->bi_status))
+			zonefs_recovery_set(inode, ZONEFS_RECOVERY_DEVICE);
 	}
 }
 
@@ -878,6 +922,16 @@ static void zonefs_write_submit_io(const struct iomap_iter *iter,
 	container_of(bio, struct zonefs_dio_bio, bio)->inode = inode;
 	bio->bi_end_io = zonefs_write_bio_end_io;
 
+	/*
+	 * mq-deadline serves its priority classes in turn: a write queued at
+	 * a higher priority than one before it in the same zone would reach
+	 * the device first, off the write pointer. Every write to a
+	 * sequential zone goes in one class, best effort.
+	 */
+	if (zonefs_inode_is_seq(inode))
+		bio->bi_ioprio = IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE,
+						   IOPRIO_BE_NORM);
+
 	if (!zonefs_inode_is_seq(inode) ||
 	    !(sbi->s_max_active_seq_files || sbi->s_max_wro_seq_files) ||
 	    !zonefs_bdev_has_elevator(inode->i_sb->s_bdev))
@@ -985,6 +1039,11 @@ static ssize_t zonefs_dio_write_pieces(struct kiocb *iocb,
 	struct inode *inode = file_inode(iocb->ki_filp);
 	ssize_t ret = 0, done = 0;
 
+	/*
+	 * Each piece is waited for, by the issuer: a polled one would wait
+	 * for an interrupt that a polled queue never raises.
+	 */
+	iocb->ki_flags &= ~IOCB_HIPRI;
 	while (iov_iter_count(from)) {
 		size_t piece = min(iov_iter_count(from),
 				   zonefs_request_bytes(inode, from,
@@ -1064,6 +1123,16 @@ static ssize_t zonefs_file_dio_write(struct kiocb *iocb, struct iov_iter *from)
 	count = ret;
 	pos = iocb->ki_pos;
 
+	/*
+	 * A sequential write that has started must land whole, or up to a
+	 * point from which the caller can go on: a later request refused for
+	 * want of a tag (REQ_NOWAIT) would leave the ones behind it off the
+	 * write pointer. RWF_NOWAIT only spares the wait for the inode and
+	 * for a recovery, above.
+	 */
+	if (seq)
+		iocb->ki_flags &= ~IOCB_NOWAIT;
+
 	if (!zonefs_dio_is_aligned(iocb, from, seq)) {
 		ret = -EINVAL;
 		goto inode_unlock;
@@ -1090,8 +1159,22 @@ static ssize_t zonefs_file_dio_write(struct kiocb *iocb, struct iov_iter *from)
 		ret = iomap_dio_rw(iocb, from, &zonefs_iomap_ops,
 				   &zonefs_write_dio_ops, IOMAP_DIO_PARTIAL,
 				   NULL, 0);
-		if (ret == -EIOCBQUEUED)
+		if (ret == -EIOCBQUEUED) {
+			/*
+			 * An asynchronous write whose submission stopped
+			 * short (a signal or a bad page while its buffer was
+			 * pinned) has only its first part in flight: the next
+			 * write goes after that part, not after the rest,
+			 * which will never be sent.
+			 */
+			if (seq && iov_iter_count(from)) {
+				mutex_lock(&zi->i_truncate_mutex);
+				if (zi->i_wpoffset == end)
+					zi->i_wpoffset = end - iov_iter_count(from);
+				mutex_unlock(&zi->i_truncate_mutex);
+			}
 			goto inode_unlock;
+		}
 	}
 
 	if (zonefs_recovery_pending(inode)) {
@@ -1254,25 +1337,34 @@ static int zonefs_file_fsync(struct file *file, loff_t start, loff_t end,
 			     int datasync)
 {
 	struct inode *inode = file_inode(file);
+	struct bio bio;
 	int ret = 0;
 
 	if (zonefs_inode_zone(inode)->z_flags & ZONEFS_ZONE_OFFLINE)
 		return -EIO;
 
-	/* Sequential files have no dirty pages: direct writes only. */
+	/*
+	 * Sequential files have no dirty pages: direct writes only. A
+	 * writeback error is reported as it is: the writes that the device
+	 * failed applied errors= as they completed (zonefs_wb_bio_end_io()).
+	 */
 	if (!zonefs_inode_is_seq(inode))
 		ret = file_write_and_wait_range(file, start, end);
-	if (!ret)
-		ret = blkdev_issue_flush(inode->i_sb->s_bdev);
+	if (ret)
+		return ret;
 
 	/*
 	 * fsync also runs inside a direct O_DSYNC write's completion, with
 	 * the inode lock held or with its issuer waiting for it: the
-	 * recovery, which takes that lock, is queued. EROFS is pages that
-	 * were not written because the file is read-only: no device failed.
+	 * recovery of a flush that the device failed, which takes that
+	 * lock, is queued.
 	 */
-	if (ret && ret != -EROFS)
+	bio_init(&bio, inode->i_sb->s_bdev, NULL, 0,
+		 REQ_OP_WRITE | REQ_PREFLUSH);
+	ret = submit_bio_wait(&bio);
+	if (zonefs_status_is_device(bio.bi_status))
 		zonefs_note_error(inode, ZONEFS_ERR_DEVICE, false);
+	bio_uninit(&bio);
 
 	return ret;
 }

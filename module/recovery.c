@@ -216,11 +216,15 @@ void zonefs_zone_resync(struct inode *inode, enum zonefs_error err)
 		/*
 		 * A device that fails an I/O and then cannot say what its
 		 * zone holds is failing: whatever errors= says, nothing more
-		 * is written to it. The file keeps its size, the last one
-		 * the device confirmed. Without an error, a failed look
-		 * changes nothing.
+		 * is written to it. So is one that fails the report itself
+		 * after a write failed otherwise. The file keeps its size,
+		 * the last one the device confirmed. Without an error, or
+		 * after one that was not the device's and a report that
+		 * could not be made (no memory), a failed look changes
+		 * nothing.
 		 */
-		if (err != ZONEFS_ERR_NONE)
+		if (err == ZONEFS_ERR_DEVICE || err == ZONEFS_ERR_NO_WRITE ||
+		    (err == ZONEFS_ERR_LOCAL && zonefs_errno_is_device(ret)))
 			zonefs_remount_ro(inode->i_sb,
 					  "zone report failed after an I/O error",
 					  zonefs_inode_zidx(inode));
@@ -292,6 +296,7 @@ static struct workqueue_struct *zonefs_recovery_wq;
 void zonefs_note_error(struct inode *inode, enum zonefs_error err, bool issuer)
 {
 	struct zonefs_sb_info *sbi = ZONEFS_SB(inode->i_sb);
+	unsigned int zidx = zonefs_inode_zidx(inode);
 
 	switch (err) {
 	case ZONEFS_ERR_DEVICE:
@@ -306,10 +311,17 @@ void zonefs_note_error(struct inode *inode, enum zonefs_error err, bool issuer)
 	}
 	zonefs_recovery_set(inode, ZONEFS_RECOVERY_PENDING);
 	if (issuer ||
-	    test_and_set_bit(zonefs_inode_zidx(inode), sbi->s_recovery_map))
+	    test_and_set_bit(zonefs_recovery_bit(inode, ZONEFS_RECOVERY_QUEUED),
+			     sbi->s_recovery))
 		return;
 
+	/*
+	 * The reference first, then the mark that the work looks for: the
+	 * work drops a reference for each mark it finds, and a mark seen
+	 * before its reference was taken would drop the caller's.
+	 */
 	ihold(inode);
+	set_bit(zidx, sbi->s_recovery_map);
 	queue_work(zonefs_recovery_wq, &sbi->s_recovery_work);
 }
 
@@ -408,16 +420,17 @@ void zonefs_recovery_work(struct work_struct *work)
 		if (zidx >= sbi->s_nr_zones)
 			break;
 		clear_bit(zidx, sbi->s_recovery_map);
-		/*
-		 * Pairs with the ordered test_and_set_bit() of
-		 * zonefs_note_error(): an error that found the mark still
-		 * set is seen by the recovery below.
-		 */
-		smp_mb__after_atomic();
 		/* Found: zonefs_note_error() holds a reference on it. */
 		inode = ilookup(sbi->s_sb, zidx);
 		if (WARN_ON_ONCE(!inode))
 			continue;
+		/*
+		 * Pairs with the ordered test_and_set_bit() of
+		 * zonefs_note_error(): an error that found the file still
+		 * queued is seen by the recovery below, and one after this
+		 * queues the file again, with a reference of its own.
+		 */
+		zonefs_recovery_test_and_clear(inode, ZONEFS_RECOVERY_QUEUED);
 		inode_lock(inode);
 		zonefs_recover(inode, ZONEFS_ERR_NONE);
 		inode_unlock(inode);
@@ -427,14 +440,16 @@ void zonefs_recovery_work(struct work_struct *work)
 }
 
 /**
- * zonefs_recovery_flush() - wait for the queued recoveries
+ * zonefs_recovery_flush() - wait for a mount's queued recoveries
+ * @sb:		the super block
  *
  * A queued recovery holds a reference on its inode: the inodes of a super
- * block being killed must have none.
+ * block being killed must have none. Only this mount's work is waited
+ * for, not that of the other mounts.
  */
-void zonefs_recovery_flush(void)
+void zonefs_recovery_flush(struct super_block *sb)
 {
-	flush_workqueue(zonefs_recovery_wq);
+	flush_work(&ZONEFS_SB(sb)->s_recovery_work);
 }
 
 int zonefs_recovery_init(void)

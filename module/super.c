@@ -414,7 +414,8 @@ static void zonefs_kill_sb(struct super_block *sb)
 		zonefs_sysfs_unregister(sb);
 
 	/* A queued recovery holds an inode: let it run first. */
-	zonefs_recovery_flush();
+	if (sbi)
+		zonefs_recovery_flush(sb);
 	kill_block_super(sb);
 
 	if (sbi) {

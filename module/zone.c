@@ -214,9 +214,24 @@ int zonefs_report_zone(struct inode *inode, struct blk_zone *zone)
 				  zonefs_zone_start(ZONEFS_SB(sb), zidx), 1,
 				  zonefs_copy_zone_cb, zone);
 	memalloc_noio_restore(noio_flag);
-	if (ret == 1)
-		return 0;
-	return ret < 0 ? ret : -EIO;
+	if (ret != 1)
+		return ret < 0 ? ret : -EIO;
+
+	/*
+	 * A write pointer outside its zone (an open or closed zone whose
+	 * write pointer is below its start or past its capacity) is no
+	 * answer: the device contradicts itself, as a failed report does.
+	 */
+	if ((zone->cond == BLK_ZONE_COND_IMP_OPEN ||
+	     zone->cond == BLK_ZONE_COND_EXP_OPEN ||
+	     zone->cond == BLK_ZONE_COND_CLOSED) &&
+	    (zone->wp < zone->start ||
+	     zone->wp > zone->start + (zone->capacity ? zone->capacity : zone->len))) {
+		zonefs_err_ratelimited(sb, "zone %u: write pointer %llu outside the zone\n",
+				       zidx, (unsigned long long)zone->wp);
+		return -EIO;
+	}
+	return 0;
 }
 
 /*

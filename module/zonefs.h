@@ -206,6 +206,10 @@ struct zonefs_sb_info {
  * fail after it, until the recovery, failed because of it.
  * ZONEFS_RECOVERY_STALE_CACHE: the zone changed behind the page cache;
  * zonefs_resync_unlock() drops the file's pages.
+ * ZONEFS_RECOVERY_QUEUED: the file's recovery is queued on the mount's work
+ * (zonefs_note_error()), which holds a reference on its inode; set before
+ * that reference is taken, and before the file's bit in s_recovery_map,
+ * which the work looks for.
  */
 #define ZONEFS_RECOVERY_PENDING		0
 #define ZONEFS_RECOVERY_DEVICE		1
@@ -214,6 +218,7 @@ struct zonefs_sb_info {
 #define ZONEFS_RECOVERY_REFUSED_OPEN	4
 #define ZONEFS_RECOVERY_REFUSED_ACTIVE	5
 #define ZONEFS_RECOVERY_STALE_CACHE	6
+#define ZONEFS_RECOVERY_QUEUED		7
 #define ZONEFS_RECOVERY_NR_BITS		8
 
 /**
@@ -350,6 +355,55 @@ static inline bool zonefs_error_is_resource(int error)
 	return error == -ETOOMANYREFS || error == -EOVERFLOW;
 }
 
+/*
+ * The evidence that the device failed a command this module sent: the
+ * status the driver completed it with (bi_status). Only these apply the
+ * errors= policy: the medium, the target or the transport failed, the
+ * command timed out, or the device went offline. Every other status is not
+ * the device failing what it was told: a command the block layer did not
+ * send for want of memory or tags (RESOURCE, DEV_RESOURCE, AGAIN), one it
+ * refused (NOTSUPP, NOSPC), or the zone resource answers. An errno that
+ * did not come from a completion status (a signal while pinning user
+ * pages, a bad buffer, a stale page cache) is never evidence.
+ */
+static inline bool zonefs_status_is_device(blk_status_t status)
+{
+	switch (status) {
+	case BLK_STS_TIMEOUT:
+	case BLK_STS_TRANSPORT:
+	case BLK_STS_TARGET:
+	case BLK_STS_NEXUS:
+	case BLK_STS_MEDIUM:
+	case BLK_STS_PROTECTION:
+	case BLK_STS_IOERR:
+	case BLK_STS_OFFLINE:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * The same evidence, for a command whose status the block layer gives back
+ * as an errno (blk_status_to_errno()): a zone command or a zone report.
+ */
+static inline bool zonefs_errno_is_device(int error)
+{
+	switch (error) {
+	case -ETIMEDOUT:
+	case -ENOLINK:
+	case -EREMOTEIO:
+	case -EBADE:
+	case -ENODATA:
+	case -EILSEQ:
+	case -EIO:
+	case -ENODEV:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* Start sector of zone @zidx. */
 static inline sector_t zonefs_zone_start(struct zonefs_sb_info *sbi,
 					 unsigned int zidx)
@@ -435,7 +489,7 @@ void zonefs_note_error(struct inode *inode, enum zonefs_error err, bool issuer);
 void zonefs_recover(struct inode *inode, enum zonefs_error err);
 void zonefs_resync_unlock(struct inode *inode);
 void zonefs_recovery_work(struct work_struct *work);
-void zonefs_recovery_flush(void);
+void zonefs_recovery_flush(struct super_block *sb);
 int zonefs_recovery_init(void);
 void zonefs_recovery_exit(void);
 

@@ -137,9 +137,10 @@ _kmsg_mark() {
 	echo "$m"
 }
 
-# _kmsg_since MARK: zonefs kernel lines logged after the line MARK.
+# _kmsg_since MARK [all]: zonefs kernel lines (every line, with "all")
+# logged after the line MARK.
 _kmsg_since() {
-	dmesg | awk -v m="$1" 'index($0, m) { on = 1 } on && /zonefs \(/'
+	dmesg | awk -v m="$1" -v all="${2:-}" 'index($0, m) { on = 1 } on && (all || /zonefs \(/)'
 }
 
 # _expect_eq WHAT EXPECTED ACTUAL

@@ -416,11 +416,13 @@ static const char *zfs_kill_fsync(const char *file, uid_t uid)
 		zfs_kill_become(uid);
 		fd = open(file, O_RDWR);
 		if (fd < 0)
-			_exit(250);
+			_exit(128 + errno);
 		_exit(fsync(fd) ? errno : 0);
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
 		return "FAILED";
+	if (WEXITSTATUS(status) > 128)
+		return "OPEN-FAILED";
 	return WEXITSTATUS(status) ? zfs_kill_errname(WEXITSTATUS(status)) : "OK";
 }
 

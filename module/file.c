@@ -1243,14 +1243,15 @@ static ssize_t zonefs_file_buffered_write(struct kiocb *iocb,
 		goto inode_unlock;
 
 	/*
-	 * A buffered write only fills the page cache: an EIO here is the
-	 * read of a block that the write covers in part, and is treated as
-	 * the read it is. The device's write failures show at writeback.
+	 * A buffered write only fills the page cache: a device error here
+	 * (EIO, ENODATA, ...: the errno of the failed bio) is the read of a
+	 * block that the write covers in part, returned as it is and treated
+	 * as the read it is. The device's write failures show at writeback.
 	 */
 	ret = iomap_file_buffered_write(iocb, from, &zonefs_iomap_ops);
 	if (ret > 0)
 		iocb->ki_pos += ret;
-	else if (ret == -EIO)
+	else if (zonefs_errno_is_device(ret))
 		zonefs_recover(inode, ZONEFS_ERR_NO_WRITE);
 
 inode_unlock:

@@ -546,6 +546,35 @@ int zonefs_init_zones(struct super_block *sb)
 	return 0;
 }
 
+/*
+ * A zone record changes under its file's i_truncate_mutex (the write and
+ * close paths), and at mount and remount time: there, the files still
+ * open (writers from before a remount read-only by errors=, readers, a
+ * queued recovery) may change it too, so a zone whose file has an inode is
+ * changed under that inode's mutex. A zone without an inode has no file
+ * open and no I/O.
+ */
+static struct inode *zonefs_zone_lock(struct super_block *sb, unsigned int zidx)
+{
+	struct inode *inode;
+
+	/* At mount time (the super block is not active yet), no file is. */
+	if (!(sb->s_flags & SB_ACTIVE))
+		return NULL;
+	inode = ilookup(sb, zidx);
+	if (inode)
+		mutex_lock(&ZONEFS_I(inode)->i_truncate_mutex);
+	return inode;
+}
+
+static void zonefs_zone_unlock(struct inode *inode)
+{
+	if (!inode)
+		return;
+	mutex_unlock(&ZONEFS_I(inode)->i_truncate_mutex);
+	iput(inode);
+}
+
 /**
  * zonefs_close_open_zones() - give back the zone slots left held, and count
  * actives
@@ -574,6 +603,7 @@ void zonefs_close_open_zones(struct super_block *sb, bool send)
 
 	for (i = 1; i < sbi->s_nr_zones; i++) {
 		struct zonefs_zone *z = &sbi->s_zones[i];
+		struct inode *inode = zonefs_zone_lock(sb, i);
 		bool nodata = z->z_flags & ZONEFS_ZONE_MOUNT_NODATA;
 
 		z->z_flags &= ~ZONEFS_ZONE_MOUNT_NODATA;
@@ -592,6 +622,22 @@ void zonefs_close_open_zones(struct super_block *sb, bool send)
 			zonefs_zone_clear_open(sb, z);
 		}
 		zonefs_zone_update_active(sb, i);
+		zonefs_zone_unlock(inode);
+	}
+}
+
+/* What zonefs_rescan_zone_cb() found of one zone. */
+static void zonefs_rescan_zone(struct super_block *sb, struct zonefs_zone *z,
+			       struct blk_zone *zone)
+{
+	if (zonefs_cond_is_active(zone->cond)) {
+		z->z_cond = zone->cond;
+		if (zone->wp == zone->start && !z->z_wpoff)
+			z->z_flags |= ZONEFS_ZONE_MOUNT_NODATA;
+	} else if (zone->cond == BLK_ZONE_COND_EMPTY && !z->z_wpoff) {
+		/* Reset behind the mount: no longer open or active. */
+		z->z_cond = zone->cond;
+		zonefs_zone_clear_open(sb, z);
 	}
 }
 
@@ -606,26 +652,20 @@ static int zonefs_rescan_zone_cb(struct blk_zone *zone, unsigned int idx,
 {
 	struct super_block *sb = data;
 	struct zonefs_sb_info *sbi = ZONEFS_SB(sb);
+	struct inode *inode;
 	struct zonefs_zone *z;
 
 	if (idx >= sbi->s_nr_zones || zone->start != zonefs_zone_start(sbi, idx))
 		return -EIO;
 	z = &sbi->s_zones[idx];
-	if (!zonefs_zone_is_seq(z) ||
-	    (z->z_flags & (ZONEFS_ZONE_OFFLINE | ZONEFS_ZONE_READONLY |
-			   ZONEFS_ZONE_RO_MOUNT)) ||
-	    ((z->z_flags & ZONEFS_ZONE_OPEN) && z->z_wr_refcnt))
+	if (!zonefs_zone_is_seq(z))
 		return 0;
-
-	if (zonefs_cond_is_active(zone->cond)) {
-		z->z_cond = zone->cond;
-		if (zone->wp == zone->start && !z->z_wpoff)
-			z->z_flags |= ZONEFS_ZONE_MOUNT_NODATA;
-	} else if (zone->cond == BLK_ZONE_COND_EMPTY && !z->z_wpoff) {
-		/* Reset behind the mount: no longer open or active. */
-		z->z_cond = zone->cond;
-		zonefs_zone_clear_open(sb, z);
-	}
+	inode = zonefs_zone_lock(sb, idx);
+	if (!(z->z_flags & (ZONEFS_ZONE_OFFLINE | ZONEFS_ZONE_READONLY |
+			    ZONEFS_ZONE_RO_MOUNT)) &&
+	    !((z->z_flags & ZONEFS_ZONE_OPEN) && z->z_wr_refcnt))
+		zonefs_rescan_zone(sb, z, zone);
+	zonefs_zone_unlock(inode);
 	return 0;
 }
 
@@ -635,7 +675,7 @@ static int zonefs_rescan_zone_cb(struct blk_zone *zone, unsigned int idx,
  *
  * Context: reconfiguration, s_umount held: the file system stays read-only
  * until it returns, so no write, truncation or open for write changes a
- * zone record meanwhile.
+ * zone record meanwhile; the files still open may (zonefs_zone_lock()).
  * Return: 0 or -errno (the device could not report its zones: the remount
  * fails).
  */

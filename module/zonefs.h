@@ -431,10 +431,14 @@ static inline unsigned int zonefs_group_ino(struct zonefs_sb_info *sbi,
 	return sbi->s_nr_zones + 1 + ztype;
 }
 
+/*
+ * The tags of Linux's own zonefs ("zonefs (sdX) ERROR: ", "WARNING: "), so
+ * that the same log rules match the messages of both modules.
+ */
 #define zonefs_err(sb, fmt, args...) \
-	printk(KERN_ERR "zonefs (%s): " fmt, (sb)->s_id, ##args)
+	printk(KERN_ERR "zonefs (%s) ERROR: " fmt, (sb)->s_id, ##args)
 #define zonefs_warn(sb, fmt, args...) \
-	printk(KERN_WARNING "zonefs (%s): " fmt, (sb)->s_id, ##args)
+	printk(KERN_WARNING "zonefs (%s) WARNING: " fmt, (sb)->s_id, ##args)
 #define zonefs_info(sb, fmt, args...) \
 	printk(KERN_INFO "zonefs (%s): " fmt, (sb)->s_id, ##args)
 #define zonefs_err_ratelimited(sb, fmt, args...)			\

@@ -11,7 +11,8 @@
  *	zfs_fault truncnth FILE SIZE N
  *
  * HOW is how the I/O is issued: "sync" (pwrite/pread), "libaio" (the raw
- * aio system calls) or "uring" (liburing). BUF is the user buffer:
+ * aio system calls), "uring" (liburing) or "uring-iopoll" (a ring whose
+ * completions are polled for, IORING_SETUP_IOPOLL: the I/O is IOCB_HIPRI). BUF is the user buffer:
  * "good", "misaligned" (one byte past a page boundary), "off512" (512
  * bytes past a page boundary: aligned to a 512 B sector, not to a 4 KiB
  * block), "hole" (the first page mapped and filled, the rest
@@ -210,13 +211,14 @@ static int zfs_fault_libaio(int fd, int nr, unsigned char **bufs, size_t *lens,
 
 /* Issue @nr writes (or reads) with io_uring; fill @res. */
 static int zfs_fault_uring(int fd, int nr, unsigned char **bufs, size_t *lens,
-			   long long *offs, int rw, int append, long long *res)
+			   long long *offs, int rw, int append, long long *res,
+			   unsigned int setup)
 {
 	struct io_uring ring;
 	struct io_uring_cqe *cqe;
 	int i, ret;
 
-	ret = io_uring_queue_init(nr, &ring, 0);
+	ret = io_uring_queue_init(nr, &ring, setup);
 	if (ret)
 		return ret;
 	for (i = 0; i < nr; i++) {
@@ -255,7 +257,10 @@ static int zfs_fault_issue(const char *how, int fd, int nr, unsigned char **bufs
 					res);
 	if (!strcmp(how, "uring"))
 		return zfs_fault_uring(fd, nr, bufs, lens, offs, rw, append,
-				       res);
+				       res, 0);
+	if (!strcmp(how, "uring-iopoll"))
+		return zfs_fault_uring(fd, nr, bufs, lens, offs, rw, append,
+				       res, IORING_SETUP_IOPOLL);
 	if (strcmp(how, "sync"))
 		return -EINVAL;
 	for (i = 0; i < nr; i++) {

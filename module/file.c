@@ -1438,14 +1438,9 @@ static void zonefs_seq_file_write_close(struct inode *inode)
 
 	/*
 	 * A CLOSE that fails may take the zone away, which changes i_mode:
-	 * under the inode lock, as chmod does. A write that failed and whose
-	 * recovery is still queued (an asynchronous writer killed with its
-	 * first requests landed) is recovered from first, so that the zone's
-	 * data that is the file's own is the file's before the last close
-	 * looks at the zone.
+	 * under the inode lock, as chmod does.
 	 */
 	inode_lock(inode);
-	zonefs_recover(inode, ZONEFS_ERR_NONE);
 	mutex_lock(&zi->i_truncate_mutex);
 
 	if (WARN_ON_ONCE(!z->z_wr_refcnt) || --z->z_wr_refcnt)

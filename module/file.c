@@ -666,6 +666,14 @@ static ssize_t zonefs_write_checks(struct kiocb *iocb, struct iov_iter *from)
 		return -EIO;
 	if (z->z_flags & (ZONEFS_ZONE_READONLY | ZONEFS_ZONE_RO_MOUNT))
 		return -EROFS;
+	/*
+	 * The zone holds data past the size that errors= kept out of the
+	 * file: the device refuses a write at the size, and that refusal
+	 * would apply errors= again after each remount,rw. Nothing is sent
+	 * until a truncation to 0 resets the zone.
+	 */
+	if (z->z_flags & ZONEFS_ZONE_FOREIGN)
+		return -EIO;
 	if ((iocb->ki_flags & IOCB_NOWAIT) && !(iocb->ki_flags & IOCB_DIRECT))
 		return -EINVAL;
 

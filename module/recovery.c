@@ -420,17 +420,21 @@ void zonefs_recovery_work(struct work_struct *work)
 		if (zidx >= sbi->s_nr_zones)
 			break;
 		clear_bit(zidx, sbi->s_recovery_map);
-		/* Found: zonefs_note_error() holds a reference on it. */
-		inode = ilookup(sbi->s_sb, zidx);
-		if (WARN_ON_ONCE(!inode))
-			continue;
 		/*
 		 * Pairs with the ordered test_and_set_bit() of
 		 * zonefs_note_error(): an error that found the file still
 		 * queued is seen by the recovery below, and one after this
-		 * queues the file again, with a reference of its own.
+		 * queues the file again, with a reference of its own. Cleared
+		 * by the zone's index, before the lookup: a file whose lookup
+		 * failed is not left marked queued for good.
 		 */
-		zonefs_recovery_test_and_clear(inode, ZONEFS_RECOVERY_QUEUED);
+		clear_bit((unsigned long)zidx * ZONEFS_RECOVERY_NR_BITS +
+			  ZONEFS_RECOVERY_QUEUED,
+			  sbi->s_recovery);
+		/* Found: zonefs_note_error() holds a reference on it. */
+		inode = ilookup(sbi->s_sb, zidx);
+		if (WARN_ON_ONCE(!inode))
+			continue;
 		inode_lock(inode);
 		zonefs_recover(inode, ZONEFS_ERR_NONE);
 		inode_unlock(inode);

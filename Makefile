@@ -18,7 +18,7 @@ export CMD
 # says what it waits for and waits, instead of sharing builds, guests,
 # disks and results/. A make started under it (ZONEFS_MAKE_LOCK set), a
 # make -n, and a goal not in the list (another makefile's) go ahead.
-zonefs-lock-goals := all deps tools module helpers images kernel-debug testbed boot \
+zonefs-lock-goals := all deps tools module helpers images kernel-debug kernel-kcsan testbed boot \
 	check test stress bench clean testbed-stop testbed-reset deb install modules_install \
 	lint unit
 ifeq ($(ZONEFS_MAKE_LOCK)$(findstring n,$(firstword -$(MAKEFLAGS)))$(filter-out $(zonefs-lock-goals),$(MAKECMDGOALS)),)
@@ -28,7 +28,7 @@ zonefs-locked:
 $(filter-out zonefs-locked,$(MAKECMDGOALS)): zonefs-locked ; @:
 else
 
-.PHONY: all deps tools module helpers images kernel-debug testbed testbed-stop boot check test stress bench clean testbed-reset lint unit
+.PHONY: all deps tools module helpers images kernel-debug kernel-kcsan testbed testbed-stop boot check test stress bench clean testbed-reset lint unit
 
 all: tools module helpers
 
@@ -52,6 +52,11 @@ images: deps
 # check, stress or bench boots it (and builds it first if needed).
 kernel-debug: deps
 	@images/mkkernel.sh >/dev/null
+
+# The KCSAN flavour: the same, with KCSAN in place of KASAN and lockdep
+# (images/kernel-kcsan.config); KERNEL=kcsan boots it.
+kernel-kcsan: deps
+	@FLAVOUR=kcsan images/mkkernel.sh >/dev/null
 
 # Start a guest that serves the user's ZBC disk over iSCSI on the host's
 # 127.0.0.1:TARGET_PORT until make testbed-stop (make boot TARGET=testbed

@@ -3,13 +3,16 @@
 #
 # Build the testbed's debug kernel (KASAN, KFENCE, lockdep, UBSAN, ...) from
 # Debian's linux-source-6.1, the same 6.1.NNN as the stock guest kernel, and
-# our zonefs.ko against it. Used by make kernel-debug and KERNEL=debug.
+# our zonefs.ko against it. Used by make kernel-debug and KERNEL=debug; with
+# FLAVOUR=kcsan, the KCSAN flavour (make kernel-kcsan, KERNEL=kcsan).
 #
 #   images/mkkernel.sh          build or find the kernel, build zonefs.ko;
 #                               prints the kernel's directory on stdout
 #
 # The config: Debian's config-<stock kver> (unpacked by make deps), trimmed by localmodconfig
-# to images/kernel-modules, plus images/kernel-debug.config. The result is
+# to images/kernel-modules, plus images/kernel-debug.config (for kcsan, that
+# file with each option that images/kernel-kcsan.config names taking
+# kernel-kcsan.config's value). The result is
 # cached under a key made of the source package version and a hash of the
 # Debian config, the two files above and this script, in
 #   $KERNEL_CACHE/<key>/    (default /var/cache/zonefs/kernel: survives a
@@ -28,8 +31,24 @@ here=$(cd "$(dirname "$0")" && pwd)
 : "${KERNEL_CACHE:=/var/cache/zonefs/kernel}"
 : "${KERNEL_JOBS:=2}"
 src_tar=/usr/src/linux-source-6.1.tar.xz
+: "${FLAVOUR:=debug}"
 modlist=$here/kernel-modules
 fragment=$here/kernel-debug.config
+case "$FLAVOUR" in
+debug) ;;
+kcsan)
+	# The debug options without those that the flavour's file names, then
+	# the flavour's: one line per option, as configure() checks them.
+	mkdir -p "$IMAGES_OUT/kernel"
+	names=$(sed -nE 's/^(# )?(CONFIG_[A-Z0-9_]+)[= ].*/\2/p' "$here/kernel-kcsan.config")
+	{
+		grep -vwF "$names" "$fragment"
+		cat "$here/kernel-kcsan.config"
+	} >"$IMAGES_OUT/kernel/kcsan.config"
+	fragment=$IMAGES_OUT/kernel/kcsan.config
+	;;
+*) tb_die "FLAVOUR must be debug or kcsan, not '$FLAVOUR'" ;;
+esac
 
 stock=$(tb_kver) || tb_die "no Debian 6.1 kernel with headers in $STOCK_CACHE: run 'make deps'"
 [ -f "$src_tar" ] || tb_die "no $src_tar: apt-get install linux-source-6.1 (images/packages)"
@@ -175,6 +194,6 @@ else
 	trap - EXIT
 fi
 [ "$dir" = "$link" ] || ln -sfn "$dir" "$link"
-ln -sfn "$key" "$IMAGES_OUT/kernel/debug"
+ln -sfn "$key" "$IMAGES_OUT/kernel/$FLAVOUR"
 build_module
 echo "$dir"

@@ -41,7 +41,7 @@ cpus_given=${VM_CPUS:-}
 # stopped, well within a CI job's 90 minutes (docs/results.md has its
 # usual time; a test that hangs in the kernel is caught by tests/run long
 # before).
-[ "${KERNEL:-stock}" = debug ] || export VM_TIMEOUT=${VM_TIMEOUT:-3600}
+[ "${KERNEL:-stock}" != stock ] || export VM_TIMEOUT=${VM_TIMEOUT:-3600}
 # shellcheck source=testbed/lib.sh
 . "$here/lib.sh"
 

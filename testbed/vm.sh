@@ -145,19 +145,19 @@ kmods=$(tb_stock_dir "$kver")/lib/modules/$kver
 ko=$TOP/module/zonefs.ko
 kargs=" tb_kmods=$kmods"
 # KERNEL=debug: images/mkkernel.sh's debug kernel (built once, then cached)
-# and our zonefs.ko built against it.
+# and our zonefs.ko built against it; KERNEL=kcsan: its KCSAN flavour.
 # shellcheck disable=SC2153 # KERNEL comes from testbed/config
 case "$KERNEL" in
 stock) ;;
-debug)
-	kdir=$("$TOP/images/mkkernel.sh") || tb_die "no debug kernel: images/mkkernel.sh failed"
+debug | kcsan)
+	kdir=$(FLAVOUR=$KERNEL "$TOP/images/mkkernel.sh") || tb_die "no $KERNEL kernel: images/mkkernel.sh failed"
 	kver=$(cat "$kdir/kver")
 	kernel=$kdir/bzImage
 	kmods=$kdir/modules/lib/modules/$kver
 	ko=$IMAGES_OUT/kernel/module-${kdir##*/}/module/zonefs.ko
 	kargs=" tb_kmods=$kmods kasan_multi_shot"
 	;;
-*) tb_die "KERNEL must be stock or debug, not '$KERNEL'" ;;
+*) tb_die "KERNEL must be stock, debug or kcsan, not '$KERNEL'" ;;
 esac
 # Every guest checks its slab objects (slub_debug=FZ: sanity checks and
 # red zones; SLUB_DEBUG=FZPU adds poisoning and the stack of each

@@ -2437,30 +2437,61 @@ static void zfsx_op_event(void)
 }
 
 /*
+ * A write at the size of @f, whose zone holds data past it (errors= kept
+ * the size): the module knows, so the write fails with EIO before anything
+ * is sent, and the file system stays read-write (zonefs(5) I/O ERRORS).
+ * The device's count of written sectors must not move.
+ */
+static void zfsx_write_foreign(struct zfsx_file *f)
+{
+	int flags = O_WRONLY | O_DIRECT, fd;
+	struct zfsx_errs x = { 0 };
+	unsigned char *buf;
+	long long ret, w0;
+
+	if (!zfsx_write_openable(f))
+		return;
+	fd = zfsx_open(f, flags);
+	if (fd < 0)
+		return;
+	if (posix_memalign((void **)&buf, ZFSX_PAGE, zx.bs))
+		zfsx_die("out of memory");
+	memset(buf, 0x5a, zx.bs);
+	zfsx_allow(&x, EIO);
+	w0 = zfsx_dev_wsectors();
+	ret = pwrite(fd, buf, zx.bs, f->size);
+	ret = ret < 0 ? -errno : ret;
+	zfsx_note_more(" write at %lld", f->size);
+	zfsx_check("write to a file whose zone holds data past its size",
+		   ret, &x, 0);
+	if (zfsx_dev_wsectors() != w0)
+		zfsx_diverge("a write to %s, whose zone holds data past its size, reached the device",
+			     f->name);
+	free(buf);
+	zx.cnt->writes++;
+	zfsx_close(f, fd, flags);
+	zfsx_check_stat(f, "after a write refused for data past the size");
+}
+
+/*
  * After a remount read-write, each file whose zone holds data past its
- * size (errors=remount-ro kept the size) is found again by its next
- * write, which makes the file system read-only again, or reset by a
- * truncation to 0, which the device takes.
+ * size (errors=remount-ro kept the size) sends no write (half of them
+ * try one) until a truncation to 0 resets its zone, which the device
+ * takes.
  */
 static void zfsx_find_rogues(void)
 {
 	struct zfsx_errs x = { 0 };
 	long long ret;
-	int i, fd;
+	int i;
 
 	for (i = 0; i < zx.nfiles && !zx.rdonly; i++) {
 		struct zfsx_file *f = &zx.files[i];
 
 		if (!f->rogue)
 			continue;
-		zfsx_before_trigger();
-		if (zfsx_pct(50) &&
-		    zfsx_write_to_find(f, zfsx_may_be_refused(), &fd)) {
-			zfsx_model_error(f, ZFSX_EV_WRITE, f->size + f->rogue);
-			zfsx_check_error(f, "after a write that found data past the size");
-			zfsx_close(f, fd, O_WRONLY | O_DIRECT);
-			continue;
-		}
+		if (zfsx_pct(50))
+			zfsx_write_foreign(f);
 		x.n = 0;
 		zfsx_note_more(" truncate %s to 0", f->name);
 		ret = truncate(f->path, 0) ? -errno : 0;

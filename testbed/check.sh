@@ -325,6 +325,12 @@ if [ -s "$RESULTS/boot-retries" ]; then
 	echo "# guests booted again after a boot that hung: $(wc -l <"$RESULTS/boot-retries")"
 	sed 's/^/#   /' "$RESULTS/boot-retries"
 fi
+# The ten slowest tests of every phase, so that a test that got slower
+# shows in each run.
+echo "# the ten slowest tests:"
+cat "$RESULTS/host.tap" "$RESULTS"/check*.tap "$RESULTS/vm.tap" 2>/dev/null |
+	sed -nE 's/^(not )?ok [0-9]+ ([^ ]+) .* # ([0-9]+)s$/\3 \2/p' |
+	sort -rn | head -n 10 | awk '{ printf "#   %5d s  %s\n", $1, $2 }'
 summary="host ${host_s} s"
 for ((i = 0; i < nguests; i++)); do
 	summary+=", guest $((i + 1)) $(cat "$RESULTS/$(guest_name "$i").seconds" 2>/dev/null || echo '?') s (boot $(boot_seconds "$(guest_name "$i")") s)"

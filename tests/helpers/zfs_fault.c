@@ -11,8 +11,10 @@
  *	zfs_fault truncnth FILE SIZE N
  *
  * HOW is how the I/O is issued: "sync" (pwrite/pread), "libaio" (the raw
- * aio system calls), "uring" (liburing) or "uring-iopoll" (a ring whose
- * completions are polled for, IORING_SETUP_IOPOLL: the I/O is IOCB_HIPRI). BUF is the user buffer:
+ * aio system calls), "uring" (liburing), "uring-iopoll" (a ring whose
+ * completions are polled for, IORING_SETUP_IOPOLL: the I/O is IOCB_HIPRI)
+ * or "uring-ioprio" (liburing, the second I/O of the idle priority class and
+ * the others best effort, sqe->ioprio). BUF is the user buffer:
  * "good", "misaligned" (one byte past a page boundary), "off512" (512
  * bytes past a page boundary: aligned to a 512 B sector, not to a 4 KiB
  * block), "hole" (the first page mapped and filled, the rest
@@ -209,10 +211,20 @@ static int zfs_fault_libaio(int fd, int nr, unsigned char **bufs, size_t *lens,
 	return 0;
 }
 
-/* Issue @nr writes (or reads) with io_uring; fill @res. */
+/* I/O priorities (linux/ioprio.h): class in the top 3 bits of 16. */
+#define ZFS_FAULT_IOPRIO(class, data)	(((class) << 13) | (data))
+#define ZFS_FAULT_IOPRIO_BE		2
+#define ZFS_FAULT_IOPRIO_IDLE		3
+
+/*
+ * Issue @nr writes (or reads) with io_uring; fill @res. With @mixprio, the
+ * second one is of the idle class and the others best effort, as an
+ * unprivileged caller may ask (sqe->ioprio): while the first is at the
+ * device, the second and the later ones wait in the I/O scheduler.
+ */
 static int zfs_fault_uring(int fd, int nr, unsigned char **bufs, size_t *lens,
 			   long long *offs, int rw, int append, long long *res,
-			   unsigned int setup)
+			   unsigned int setup, int mixprio)
 {
 	struct io_uring ring;
 	struct io_uring_cqe *cqe;
@@ -230,6 +242,10 @@ static int zfs_fault_uring(int fd, int nr, unsigned char **bufs, size_t *lens,
 			io_uring_prep_read(sqe, fd, bufs[i], lens[i], offs[i]);
 		if (append)
 			sqe->rw_flags = RWF_APPEND;
+		if (mixprio)
+			sqe->ioprio = i == 1 ?
+				ZFS_FAULT_IOPRIO(ZFS_FAULT_IOPRIO_IDLE, 0) :
+				ZFS_FAULT_IOPRIO(ZFS_FAULT_IOPRIO_BE, 4);
 		io_uring_sqe_set_data64(sqe, i);
 	}
 	ret = io_uring_submit(&ring);
@@ -257,10 +273,13 @@ static int zfs_fault_issue(const char *how, int fd, int nr, unsigned char **bufs
 					res);
 	if (!strcmp(how, "uring"))
 		return zfs_fault_uring(fd, nr, bufs, lens, offs, rw, append,
-				       res, 0);
+				       res, 0, 0);
 	if (!strcmp(how, "uring-iopoll"))
 		return zfs_fault_uring(fd, nr, bufs, lens, offs, rw, append,
-				       res, IORING_SETUP_IOPOLL);
+				       res, IORING_SETUP_IOPOLL, 0);
+	if (!strcmp(how, "uring-ioprio"))
+		return zfs_fault_uring(fd, nr, bufs, lens, offs, rw, append,
+				       res, 0, 1);
 	if (strcmp(how, "sync"))
 		return -EINVAL;
 	for (i = 0; i < nr; i++) {

@@ -119,7 +119,7 @@ modules_install:
 
 # Forget the user disk's backing file (the data written in earlier boots).
 testbed-reset:
-	rm -f images/out/disks/user.img
+	@testbed/reset.sh
 
 clean:
 	@$(MAKE) -s -C tools clean

@@ -5,8 +5,9 @@
 # test groups in GUESTS guests side by side, each with its own target and
 # disks, each running one slice of every group (tests/run -S I/N: the
 # Ith, (I+N)th ... test);
-# and, as soon as the first guest is done, the host-side groups whose
-# tests boot guests of their own (power cuts, the two-guest form). One
+# and, as soon as the host groups are done, beside the guests, the
+# host-side groups whose tests boot guests of their own (power cuts, the
+# two-guest form). One
 # TAP stream ending in "N passed, N failed, N skipped", then the time of
 # each phase.
 #
@@ -141,9 +142,11 @@ guest_job() {
 }
 
 # vm_job: the VM groups (TAP in vm.tap, counts in vm/counts); their
-# guests, beside a test guest, get the same share of the cores.
+# guests, beside the test guests, get one vCPU each (unless VM_CPUS says
+# otherwise): a second vCPU beside another guest's two only spins.
 vm_job() {
-	local t0
+	local t0 guest_cpus=$guest_cpus
+	[ -n "$cpus_given" ] || [ "$nguests" = 0 ] || guest_cpus=1
 	t0=$(date +%s)
 	rm -f "$RESULTS/vm/counts"
 	mkdir -p "$RESULTS/vm"
@@ -185,7 +188,7 @@ renumber() {
 
 plan_text=
 [ "$nguests" = 0 ] || plan_text="; [${guest_groups[*]}] in $nguests guests side by side (vCPUs: $guest_cpus each), each a slice of every group"
-[ ${#vm_groups[@]} -eq 0 ] || plan_text+="; [${vm_groups[*]}] with guests of their own${plan_text:+, once the first guest is done}"
+[ ${#vm_groups[@]} -eq 0 ] || plan_text+="; [${vm_groups[*]}] with guests of their own${plan_text:+, beside them once the host groups are done}"
 [ -z "${GEOMETRY:-}" ] || plan_text+="; ZBC_DEV's geometry $GEOMETRY (ZONE_MB:CONV:SIZE_MB:LBA)"
 tb_log "plan: host groups [${host_groups[*]}]$plan_text"
 t0=$(date +%s)
@@ -232,18 +235,18 @@ if [ ${#host_groups[@]} -gt 0 ] && [ ! -s "$RESULTS/host/counts" ]; then
 fi
 host_s=$(($(date +%s) - t0))
 tb_log "host tests: $hp passed, $hf failed, $hs skipped in $host_s s"
+# The VM groups start once the host tests are done, beside the guests:
+# a guest under TCG leaves part of the cores idle, and their guests fill
+# it.
+if [ ${#vm_groups[@]} -gt 0 ]; then
+	run_bg vm_job
+fi
 
 # The first guest's results, renumbered on from the host's, as they come.
 if [ "$nguests" -gt 0 ]; then
 	tail -n +1 -s 1 -f --pid="${guests[0]}" "$RESULTS/$(guest_name 0).tap" |
 		renumber $((n + 1)) &
 	tails+=($!)
-fi
-# The VM groups start when the first guest is done (at once without
-# guests).
-if [ ${#vm_groups[@]} -gt 0 ]; then
-	[ ${#guests[@]} -eq 0 ] || wait -n "${guests[@]}"
-	run_bg vm_job
 fi
 for c in "${children[@]}"; do
 	wait "$c"

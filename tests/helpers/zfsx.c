@@ -2134,6 +2134,27 @@ static int zfsx_write_openable(struct zfsx_file *f)
 }
 
 /*
+ * Open @f for a direct write of one block to be refused, with that block
+ * of junk in *@bufp (the caller frees it). Returns the descriptor, or -1
+ * if the file cannot be opened for write now (the open limit under
+ * explicit-open, or the open's own refusal, which zfsx_open() judged).
+ */
+static int zfsx_open_block(struct zfsx_file *f, unsigned char **bufp)
+{
+	int fd;
+
+	if (!zfsx_write_openable(f))
+		return -1;
+	fd = zfsx_open(f, O_WRONLY | O_DIRECT);
+	if (fd < 0)
+		return -1;
+	if (posix_memalign((void **)bufp, ZFSX_PAGE, zx.bs))
+		zfsx_die("out of memory");
+	memset(*bufp, 0x5a, zx.bs);
+	return fd;
+}
+
+/*
  * A write of one block at @f's size, which the device must refuse: its
  * zone changed behind the mount. Returns 1 if it was refused as a device
  * error (EIO, or EREMOTEIO for the SCSI unaligned write), with its
@@ -2149,14 +2170,9 @@ static int zfsx_write_to_find(struct zfsx_file *f, int refusable, int *fdp)
 	unsigned char *buf;
 	long long ret;
 
-	if (!zfsx_write_openable(f))
-		return 0;
-	fd = zfsx_open(f, flags);
+	fd = zfsx_open_block(f, &buf);
 	if (fd < 0)
 		return 0;
-	if (posix_memalign((void **)&buf, ZFSX_PAGE, zx.bs))
-		zfsx_die("out of memory");
-	memset(buf, 0x5a, zx.bs);
 	zfsx_allow(&x, EIO);
 	zfsx_allow(&x, EREMOTEIO);
 	if (refusable)
@@ -2278,12 +2294,9 @@ static void zfsx_event_dead(struct zfsx_file *f)
 		zfsx_noop("skipped");
 		return;
 	}
-	fd = zfsx_open(f, flags);
+	fd = zfsx_open_block(f, &buf);
 	if (fd < 0)
 		return;
-	if (posix_memalign((void **)&buf, ZFSX_PAGE, zx.bs))
-		zfsx_die("out of memory");
-	memset(buf, 0x5a, zx.bs);
 	zfsx_before_trigger();
 	zfsx_dev_state("offline\n");
 	ret = pwrite(fd, buf, zx.bs, f->size) < 0 ? -errno : 0;
@@ -2449,14 +2462,9 @@ static void zfsx_write_foreign(struct zfsx_file *f)
 	unsigned char *buf;
 	long long ret, w0;
 
-	if (!zfsx_write_openable(f))
-		return;
-	fd = zfsx_open(f, flags);
+	fd = zfsx_open_block(f, &buf);
 	if (fd < 0)
 		return;
-	if (posix_memalign((void **)&buf, ZFSX_PAGE, zx.bs))
-		zfsx_die("out of memory");
-	memset(buf, 0x5a, zx.bs);
 	zfsx_allow(&x, EIO);
 	w0 = zfsx_dev_wsectors();
 	ret = pwrite(fd, buf, zx.bs, f->size);

@@ -18,17 +18,18 @@ export CMD
 # says what it waits for and waits, instead of sharing builds, guests,
 # disks and results/. A make started under it (ZONEFS_MAKE_LOCK set), a
 # make -n, and a goal not in the list (another makefile's) go ahead.
-zonefs-lock-goals := all deps tools module helpers images kernel-debug kernel-kcsan testbed boot \
-	check test stress bench clean testbed-stop testbed-reset deb install modules_install \
-	lint unit
-ifeq ($(ZONEFS_MAKE_LOCK)$(findstring n,$(firstword -$(MAKEFLAGS)))$(filter-out $(zonefs-lock-goals),$(MAKECMDGOALS)),)
+# Every goal of this makefile: each is phony, and each takes the lock.
+zonefs-goals := all deps tools module helpers images kernel-debug kernel-kcsan testbed \
+	testbed-stop boot check test stress bench clean testbed-reset deb install \
+	modules_install lint unit
+ifeq ($(ZONEFS_MAKE_LOCK)$(findstring n,$(firstword -$(MAKEFLAGS)))$(filter-out $(zonefs-goals),$(MAKECMDGOALS)),)
 .PHONY: zonefs-locked $(MAKECMDGOALS)
 zonefs-locked:
 	@$(CURDIR)/testbed/lock.sh $(MAKE) --no-print-directory $(MAKECMDGOALS)
 $(filter-out zonefs-locked,$(MAKECMDGOALS)): zonefs-locked ; @:
 else
 
-.PHONY: all deps tools module helpers images kernel-debug kernel-kcsan testbed testbed-stop boot check test stress bench clean testbed-reset lint unit
+.PHONY: $(zonefs-goals)
 
 all: tools module helpers
 
@@ -114,8 +115,6 @@ modules_install:
 	@kver=$${KVER:-$$(uname -r)}; \
 	[ -d "/usr/src/linux-headers-$$kver" ] || { echo "make modules_install: no headers for kernel $$kver: apt-get install linux-headers-$$kver, or give KVER=" >&2; exit 1; }; \
 	$(MAKE) -s -C module modules_install KVER="$$kver"
-
-.PHONY: deb install modules_install
 
 # Forget the user disk's backing file (the data written in earlier boots).
 testbed-reset:

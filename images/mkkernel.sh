@@ -28,8 +28,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=testbed/lib.sh
 . "$here/../testbed/lib.sh"
 
-: "${KERNEL_CACHE:=/var/cache/zonefs/kernel}"
-: "${KERNEL_JOBS:=2}"
 src_tar=/usr/src/linux-source-6.1.tar.xz
 : "${FLAVOUR:=debug}"
 modlist=$here/kernel-modules
@@ -107,7 +105,7 @@ steps() {
 # A line every few minutes while make is silent.
 progress() {
 	local t0=$SECONDS
-	while sleep "${KERNEL_PROGRESS:-180}"; do
+	while sleep "$KERNEL_PROGRESS"; do
 		tb_log "build: $(find "$dir/build" -name '*.o' | wc -l) objects compiled after $((SECONDS - t0)) s"
 	done
 }

@@ -55,7 +55,6 @@ fi
 : "${HOST_GROUPS:=lint host}"
 : "${GUEST_GROUPS:=testbed mkzonefs mount ns io zns errors reliability pkg zfsx}"
 : "${VM_GROUPS:=boot powercut}"
-: "${GUESTS:=1}"
 : "${TESTS_ARGS:=}"
 
 case "$GUESTS" in

@@ -305,10 +305,10 @@ mkdir -p "$run_dir"
 	printf 'TB_DISK=%q\n' "$([ -n "$pass_dev" ] && echo passthrough || echo zbc)"
 	printf 'TB_SHARE=%q\n' "$([ -n "$SHARE" ] && echo 1)"
 	printf 'FORMAT=%q\n' "$FORMAT"
-	printf 'TB_DEBUG=%q\n' "${TB_DEBUG:-0}"
+	printf 'TB_DEBUG=%q\n' "$TB_DEBUG"
 	printf 'STRESS=%q\n' "${STRESS:-0}"
-	printf 'ZFSX_STRESS_SECONDS=%q\n' "${ZFSX_STRESS_SECONDS:-60}"
-	printf 'ZFSX_RUN_OPS=%q\n' "${ZFSX_RUN_OPS:-400}"
+	printf 'ZFSX_STRESS_SECONDS=%q\n' "$ZFSX_STRESS_SECONDS"
+	printf 'ZFSX_RUN_OPS=%q\n' "$ZFSX_RUN_OPS"
 	printf 'TB_ROLE=%q\n' "$role"
 	# The user network's addresses: the target guest is always 10.0.2.15;
 	# the initiator guest reaches it as 10.0.2.100, which QEMU forwards to
@@ -336,6 +336,11 @@ initiator)
 esac
 # No option ROM: iPXE would wait for a network boot.
 [ "$role" = all ] || net+=(-device virtio-net-pci,netdev=net0,romfile=)
+# The guest's init traces every command with tb_debug on its command line.
+debug_arg=
+if [ "$TB_DEBUG" = 1 ]; then
+	debug_arg=" tb_debug"
+fi
 # acpi=noirq: the guest routes PCI interrupts by the BIOS's table instead
 # of ACPI's interrupt links; under TCG, enabling each link took 5 s of
 # every boot (one per PCI device: 25 s of a 66-s make boot).
@@ -346,7 +351,7 @@ esac
 qemu=(qemu-system-x86_64 "${accel[@]}" -smp "$VM_CPUS" -m "$VM_MEM"
       -nodefaults -no-user-config -nographic -no-reboot "${net[@]}"
       -kernel "$kernel" -initrd "$initrd"
-      -append "console=ttyS0 panic=-1 oops=panic loglevel=4 mitigations=off acpi=noirq norandmaps log_buf_len=16M tb_init=$here/guest/init.sh${TB_DEBUG:+ tb_debug}$kargs"
+      -append "console=ttyS0 panic=-1 oops=panic loglevel=4 mitigations=off acpi=noirq norandmaps log_buf_len=16M tb_init=$here/guest/init.sh$debug_arg$kargs"
       -fsdev "local,id=rootfs,path=/,security_model=none,readonly=on,multidevs=remap"
       -device virtio-9p-pci,fsdev=rootfs,mount_tag=root
       -fsdev "local,id=results,path=$run_dir,security_model=none"
@@ -421,8 +426,7 @@ tb_no_boot_again() {
 }
 
 # A kernel reaches the testbed's init in 2 to 40 s (the debug kernel);
-# one that has not after BOOT_LIMIT s hung while booting.
-: "${BOOT_LIMIT:=240}"
+# one that has not after BOOT_LIMIT s (testbed/config) hung while booting.
 t0=$(date +%s)
 # In the background (bash runs a trap only between foreground commands),
 # unless a person is at the guest's console.
@@ -481,7 +485,7 @@ elif [ ! -t 0 ]; then
 			timeout -k 30 "$VM_TIMEOUT" "${qemu[@]}" &
 			qemu_pid=$!
 		fi
-		tb_lockup_watch "$qemu_pid" "$run_dir" "${LOCKUP_GRACE:-120}" &
+		tb_lockup_watch "$qemu_pid" "$run_dir" "$LOCKUP_GRACE" &
 		watch_pid=$!
 		tb_boot_watch "$qemu_pid" "$run_dir" "$BOOT_LIMIT" &
 		boot_watch_pid=$!
@@ -506,7 +510,7 @@ fi
 
 rc=$(tr -dc '0-9' <"$run_dir/exit_code")
 if [ -s "$run_dir/lockup" ]; then
-	tb_log "guest LOCKED UP, stopped after ${elapsed}s: the console says '$(cat "$run_dir/lockup")' and the job wrote nothing for ${LOCKUP_GRACE:-120}s; console log: $run_dir/console.log"
+	tb_log "guest LOCKED UP, stopped after ${elapsed}s: the console says '$(cat "$run_dir/lockup")' and the job wrote nothing for ${LOCKUP_GRACE}s; console log: $run_dir/console.log"
 	qrc=124
 fi
 if [ "$qrc" = 124 ]; then

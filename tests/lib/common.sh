@@ -187,9 +187,10 @@ _zonefs_inode_base() {
 _zonefs_reclaim() {
 	local base=$1 n i
 	[ "$base" != none ] || _fail "no zonefs_inode_cache line in /proc/slabinfo" || return 1
-	for i in $(seq 100); do
-		# Again each second: one pass can find an inode whose
-		# writeback or last reference is just being finished.
+	for i in $(seq 300); do
+		# Again each second, for up to 30 s: one pass can find an inode
+		# whose writeback or last reference is just being finished (one
+		# in a clean-clone make check still was after 10 s).
 		if [ $((i % 10)) = 1 ]; then
 			sync
 			echo 3 >/proc/sys/vm/drop_caches
